@@ -1,0 +1,262 @@
+"""Estimator base classes: the scikit-learn contract without a scikit-learn dependency.
+
+``__init__`` only stores keyword-only parameters; ``get_params``/``set_params`` read them from
+the signature, so ``sklearn.base.clone``, ``Pipeline`` and ``GridSearchCV`` work. Tags are
+produced lazily (scikit-learn is imported only when scikit-learn itself asks for them).
+"""
+
+import inspect
+
+import numpy as np
+
+
+class BaseEstimator:
+    """Parameter handling, ``repr`` and tags shared by every fastdr estimator."""
+
+    @classmethod
+    def _get_param_names(cls):
+        init = cls.__init__
+        if init is object.__init__:
+            return []
+        params = inspect.signature(init).parameters.values()
+        return sorted(p.name for p in params if p.name != "self" and p.kind != p.VAR_KEYWORD)
+
+    def get_params(self, deep=True):
+        """Get the estimator's parameters.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Also return the parameters of contained estimators (``name__param`` keys).
+
+        Returns
+        -------
+        dict
+            Parameter names mapped to their values.
+        """
+        out = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                for sub_name, sub_value in value.get_params().items():
+                    out[f"{name}__{sub_name}"] = sub_value
+            out[name] = value
+        return out
+
+    def set_params(self, **params):
+        """Set the estimator's parameters; nested ones as ``name__param``.
+
+        Returns
+        -------
+        self
+        """
+        valid = self.get_params(deep=True)
+        nested = {}
+        for key, value in params.items():
+            name, _, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {sorted(self._get_param_names())}."
+                )
+            if sub:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, sub_params in nested.items():
+            getattr(self, name).set_params(**sub_params)
+        return self
+
+    def __repr__(self):
+        defaults = {
+            p.name: p.default
+            for p in inspect.signature(type(self).__init__).parameters.values()
+            if p.default is not p.empty
+        }
+        shown = []
+        for name in self._get_param_names():
+            value = getattr(self, name, None)
+            default = defaults.get(name, inspect.Parameter.empty)
+            if _is_default(value, default):
+                continue
+            shown.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def _more_tags(self):
+        """Tag overrides, as a dict applied by ``__sklearn_tags__``."""
+        return {}
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import Tags, TargetTags
+
+        tags = Tags(estimator_type=getattr(self, "_estimator_type", None),
+                    target_tags=TargetTags(required=False))
+        return _apply_tag_overrides(tags, self._tag_overrides())
+
+    def _tag_overrides(self):
+        overrides = {}
+        for klass in reversed(type(self).__mro__):
+            if "_more_tags" in klass.__dict__:
+                overrides.update(klass._more_tags(self))
+        return overrides
+
+
+def _is_default(value, default):
+    if default is inspect.Parameter.empty:
+        return False
+    if isinstance(value, np.ndarray) or isinstance(default, np.ndarray):
+        return False
+    try:
+        return bool(value == default) and type(value) is type(default)
+    except (TypeError, ValueError):
+        return False
+
+
+def _apply_tag_overrides(tags, overrides):
+    for key, value in overrides.items():
+        group, _, attr = key.partition(".")
+        if attr:
+            setattr(getattr(tags, group), attr, value)
+        else:
+            setattr(tags, key, value)
+    return tags
+
+
+class TransformerMixin:
+    """``fit_transform`` for estimators that have ``fit`` and ``transform``."""
+
+    _estimator_type = "transformer"
+
+    def _more_tags(self):
+        return {"transformer_tags": _lazy_transformer_tags()}
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit to ``X`` and return the transformed training data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored or array-like
+            Passed to ``fit`` for supervised transformers.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        return self.fit(X, y, **fit_params).transform(X)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns: ``<classname>0``, ``<classname>1``, ...
+
+        Returns
+        -------
+        ndarray of str
+        """
+        n_out = self._n_features_out()
+        prefix = type(self).__name__.lower()
+        return np.asarray([f"{prefix}{i}" for i in range(n_out)], dtype=object)
+
+    def _n_features_out(self):
+        for attr in ("n_components_", "embedding_", "components_"):
+            if hasattr(self, attr):
+                value = getattr(self, attr)
+                return int(value) if np.isscalar(value) else (
+                    value.shape[1] if attr == "embedding_" else value.shape[0]
+                )
+        raise AttributeError("The estimator is not fitted.")
+
+    def set_output(self, *, transform=None):
+        """Choose the container of ``transform`` outputs, as in scikit-learn.
+
+        Parameters
+        ----------
+        transform : {"default", "pandas"} or None
+            ``"pandas"`` wraps outputs in a DataFrame named by ``get_feature_names_out``.
+
+        Returns
+        -------
+        self
+        """
+        if transform is not None:
+            if transform not in ("default", "pandas"):
+                raise ValueError(
+                    f"set_output(transform=...) must be 'default' or 'pandas'; got {transform!r}."
+                )
+            self._output_transform = transform
+        return self
+
+    def _wrap_output(self, Z, X=None):
+        if getattr(self, "_output_transform", "default") != "pandas":
+            return Z
+        import pandas as pd
+
+        index = getattr(X, "index", None)
+        return pd.DataFrame(Z, columns=self.get_feature_names_out(), index=index)
+
+
+def _lazy_transformer_tags():
+    from sklearn.utils import TransformerTags
+
+    return TransformerTags()
+
+
+class ClassifierMixin:
+    """``score`` as mean accuracy."""
+
+    _estimator_type = "classifier"
+
+    def _more_tags(self):
+        from sklearn.utils import ClassifierTags, TargetTags
+
+        return {"classifier_tags": ClassifierTags(), "target_tags": TargetTags(required=True)}
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of ``predict(X)`` against ``y``.
+
+        Returns
+        -------
+        float
+        """
+        y = np.asarray(y)
+        pred = self.predict(X)
+        if y.shape[0] != pred.shape[0]:
+            raise ValueError(
+                f"X and y have inconsistent numbers of samples: {pred.shape[0]} and {y.shape[0]}."
+            )
+        correct = (pred == y).astype(np.float64)
+        if correct.ndim > 1:
+            correct = correct.all(axis=1)
+        return float(np.average(correct, weights=sample_weight))
+
+
+class RegressorMixin:
+    """``score`` as the coefficient of determination R^2."""
+
+    _estimator_type = "regressor"
+
+    def _more_tags(self):
+        from sklearn.utils import RegressorTags, TargetTags
+
+        return {"regressor_tags": RegressorTags(), "target_tags": TargetTags(required=True)}
+
+    def score(self, X, y, sample_weight=None):
+        """R^2 of ``predict(X)`` against ``y`` (averaged uniformly over outputs).
+
+        Returns
+        -------
+        float
+        """
+        y = np.asarray(y, dtype=np.float64)
+        pred = np.asarray(self.predict(X), dtype=np.float64).reshape(y.shape)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        resid = np.average((y - pred) ** 2, axis=0, weights=w)
+        total = np.average((y - np.average(y, axis=0, weights=w)) ** 2, axis=0, weights=w)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r2 = np.where(total > 0, 1 - resid / np.where(total > 0, total, 1), 0.0)
+        return float(np.mean(r2))

@@ -1,0 +1,65 @@
+"""Process-wide settings: the fast-math flag set and the memory budget.
+
+Everything here is read at call time, never written at import.
+"""
+
+import os
+
+#: The one fast-math flag set used by kernels that may use it. It leaves out ``nnan`` and
+#: ``ninf`` on purpose: kernels that meet inf (heaps seeded with inf, Dijkstra) keep IEEE
+#: semantics, and kernels that use this set must still be correct for finite input.
+FASTMATH = frozenset({"nsz", "arcp", "contract", "afn", "reassoc"})
+
+_MEMORY_BUDGET_ENV = "FASTDR_MEMORY_BUDGET"
+
+
+def memory_budget():
+    """Return the number of bytes a single dense allocation may use.
+
+    The budget is, in order of precedence: the ``FASTDR_MEMORY_BUDGET`` environment variable
+    (bytes, or with a ``K``/``M``/``G`` suffix), else 80% of the memory the operating system
+    reports as available.
+
+    Returns
+    -------
+    int
+        The budget in bytes.
+    """
+    raw = os.environ.get(_MEMORY_BUDGET_ENV)
+    if raw:
+        return _parse_bytes(raw)
+    return int(0.8 * _available_memory())
+
+
+def _parse_bytes(text):
+    text = text.strip().upper()
+    scale = 1
+    for suffix, factor in (("K", 2**10), ("M", 2**20), ("G", 2**30), ("T", 2**40)):
+        if text.endswith(suffix) or text.endswith(suffix + "B"):
+            scale = factor
+            text = text.rstrip("B")[:-1]
+            break
+    try:
+        value = float(text) * scale
+    except ValueError:
+        raise ValueError(
+            f"{_MEMORY_BUDGET_ENV}={os.environ.get(_MEMORY_BUDGET_ENV)!r} is not a size; "
+            "use a number of bytes such as 2000000000 or 2G."
+        ) from None
+    return int(value)
+
+
+def _available_memory():
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        pages = os.sysconf("SC_AVPHYS_PAGES")
+        size = os.sysconf("SC_PAGE_SIZE")
+        return int(pages * size)
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30

@@ -1,0 +1,301 @@
+"""Input and parameter checks shared by every public estimator and function.
+
+All user-facing errors live in the public tier; kernels assume validated input. Every message
+says what was expected, what was received, and what to do instead.
+"""
+
+import numbers
+
+import numpy as np
+
+from ._config import memory_budget
+
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+class NotFittedError(ValueError, AttributeError):
+    """Raised when an estimator is used before ``fit``.
+
+    Subclasses both ``ValueError`` and ``AttributeError``, like scikit-learn's.
+    """
+
+
+class MemoryBudgetError(MemoryError):
+    """Raised before a dense allocation that would not fit in the memory budget.
+
+    The budget is 80% of available memory, or the ``FASTDR_MEMORY_BUDGET`` environment
+    variable (bytes, or with a K/M/G suffix).
+    """
+
+
+def check_array(
+    X,
+    *,
+    name="X",
+    dtype="numeric",
+    ensure_2d=True,
+    min_samples=1,
+    min_features=1,
+    allow_nonfinite=False,
+    copy=False,
+    order="C",
+):
+    """Validate an array-like and return a float array.
+
+    Parameters
+    ----------
+    X : array-like
+        The input. Lists, int, bool and float16 arrays are converted to float64; float32 and
+        float64 keep their dtype (``dtype="numeric"``).
+    name : str
+        How the input is called in error messages.
+    dtype : {"numeric"} or numpy dtype
+        ``"numeric"`` keeps float32/float64 and converts everything else to float64.
+    ensure_2d : bool
+        Require a 2-D array.
+    min_samples, min_features : int
+        Minimum number of rows and columns.
+    allow_nonfinite : bool
+        Accept NaN and inf (only for inputs where they mean something, such as a graph).
+    copy : bool
+        Always return a new array.
+    order : {"C", "F", None}
+        Memory layout of the result.
+
+    Returns
+    -------
+    ndarray
+        A validated array (a copy only where conversion or ``copy`` requires it).
+    """
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):
+        raise TypeError(
+            f"{name} is a sparse matrix; fastdr needs dense input here. "
+            f"Convert it with {name}.toarray()."
+        )
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged lists and other odd inputs
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+    if arr.dtype.kind in "OUSV":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name} holds non-numeric values (dtype {arr.dtype}); "
+                "pass an array of numbers."
+            ) from None
+    if arr.dtype.kind == "c":
+        raise ValueError(
+            f"{name} is complex (dtype {arr.dtype}); fastdr works on real numbers. "
+            f"Pass {name}.real or np.abs({name}) as appropriate."
+        )
+    if dtype == "numeric":
+        target = arr.dtype if arr.dtype in FLOAT_DTYPES else np.float64
+    else:
+        target = np.dtype(dtype)
+    if ensure_2d:
+        if arr.ndim == 0:
+            raise ValueError(
+                f"Expected a 2-D array for {name}, got a scalar. "
+                "Reshape it to (n_samples, n_features)."
+            )
+        if arr.ndim == 1:
+            raise ValueError(
+                f"Expected a 2-D array for {name}, got a 1-D array of shape {arr.shape}. "
+                f"Reshape it with {name}.reshape(-1, 1) for a single feature or "
+                f"{name}.reshape(1, -1) for a single sample."
+            )
+        if arr.ndim > 2:
+            raise ValueError(
+                f"Expected a 2-D array for {name}, got {arr.ndim} dimensions "
+                f"(shape {arr.shape})."
+            )
+        if arr.shape[0] < min_samples:
+            raise ValueError(
+                f"{name} has {arr.shape[0]} sample(s) (shape {arr.shape}), but at least "
+                f"{min_samples} {'is' if min_samples == 1 else 'are'} required."
+            )
+        if arr.shape[1] < min_features:
+            raise ValueError(
+                f"{name} has {arr.shape[1]} feature(s) (shape {arr.shape}), but at least "
+                f"{min_features} {'is' if min_features == 1 else 'are'} required."
+            )
+    elif arr.size < min_samples:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); pass at least one value.")
+    arr = np.array(arr, dtype=target, order=order, copy=copy or None)
+    if not allow_nonfinite:
+        check_finite(arr, name)
+    return arr
+
+
+def check_finite(arr, name):
+    """Raise a ValueError naming ``name`` when ``arr`` holds NaN or inf."""
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        n_nan = int(np.isnan(arr).sum())
+        n_inf = int(np.isinf(arr).sum())
+        raise ValueError(
+            f"{name} contains NaN or infinity ({n_nan} NaN, {n_inf} inf). "
+            "Remove or impute those values first, for example with "
+            "sklearn.impute.SimpleImputer."
+        )
+
+
+def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):
+    """Validate a feature matrix and its targets together.
+
+    Returns
+    -------
+    X : ndarray
+        See :func:`check_array`.
+    y : ndarray
+        1-D (or 2-D when ``multi_output``) targets; numeric targets are checked for NaN/inf.
+    """
+    X = check_array(X, min_samples=min_samples)
+    if y is None:
+        raise ValueError("y is required; pass one target per row of X.")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1 and not multi_output:
+        y = y.ravel()
+    if y.ndim == 0 or (y.ndim > 1 and not multi_output) or y.ndim > 2:
+        raise ValueError(
+            f"y should be a 1-D array of targets, got shape {y.shape}."
+            + (" For several outputs use a 2-D array." if multi_output else "")
+        )
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X and y have inconsistent numbers of samples: X has {X.shape[0]}, "
+            f"y has {y.shape[0]}. Pass one target per row of X."
+        )
+    if y_numeric:
+        if y.dtype.kind not in "fiub":
+            try:
+                y = y.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"y must be numeric, got dtype {y.dtype}.") from None
+        y = y.astype(np.float64, copy=False)
+        check_finite(y, "y")
+    elif y.dtype.kind == "f":
+        check_finite(y, "y")
+    return X, y
+
+
+def check_scalar(value, name, kinds, *, min_value=None, max_value=None, include_min=True,
+                 include_max=True, allow_none=False):
+    """Check a scalar parameter's type and range; return it.
+
+    Parameters
+    ----------
+    value : object
+        The parameter value.
+    name : str
+        The parameter name, for the message.
+    kinds : {"int", "real"}
+        Accepted type: integers only, or any real number.
+    min_value, max_value : number or None
+        Bounds.
+    include_min, include_max : bool
+        Whether the bounds are allowed values.
+    allow_none : bool
+        Accept ``None`` (returned as is).
+    """
+    if value is None and allow_none:
+        return None
+    is_int = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    is_real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if kinds == "int" and not is_int:
+        raise TypeError(f"{name} must be an int, got {value!r} of type {type(value).__name__}.")
+    if kinds == "real" and not is_real:
+        raise TypeError(f"{name} must be a number, got {value!r} of type {type(value).__name__}.")
+    if is_real and not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}.")
+    if min_value is not None:
+        bad = value < min_value if include_min else value <= min_value
+        if bad:
+            op = ">=" if include_min else ">"
+            raise ValueError(f"{name} must be {op} {min_value}, got {value!r}.")
+    if max_value is not None:
+        bad = value > max_value if include_max else value >= max_value
+        if bad:
+            op = "<=" if include_max else "<"
+            raise ValueError(f"{name} must be {op} {max_value}, got {value!r}.")
+    return value
+
+
+def check_option(value, name, options):
+    """Check that ``value`` is one of ``options``; return it."""
+    if not isinstance(value, str) or value not in options:
+        choices = ", ".join(repr(o) for o in options)
+        raise ValueError(f"{name} must be one of {choices}; got {value!r}.")
+    return value
+
+
+def check_is_fitted(estimator, attribute):
+    """Raise :class:`NotFittedError` unless ``estimator`` has ``attribute``."""
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet. "
+            "Call 'fit' with appropriate arguments before using this estimator."
+        )
+
+
+def check_n_features(estimator, X, method):
+    """Raise when ``X`` has a different feature count from the one seen in ``fit``."""
+    expected = estimator.n_features_in_
+    if X.shape[1] != expected:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{expected} features as input (the number seen in fit). Pass data with "
+            f"{expected} columns to {method}."
+        )
+
+
+def check_dense_allocation(shape, dtype, *, what, alternative):
+    """Announce a dense allocation and refuse it when it would not fit.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Shape of the array about to be allocated.
+    dtype : numpy dtype
+        Its dtype.
+    what : str
+        What the array is, for the message (e.g. "the m x m geodesic distance matrix").
+    alternative : str
+        What the user can do instead (landmarks, float32, a smaller m, blocks).
+
+    Returns
+    -------
+    int
+        The number of bytes that will be allocated.
+
+    Raises
+    ------
+    MemoryBudgetError
+        When the bytes exceed :func:`fastdr._config.memory_budget`.
+    """
+    n_bytes = int(np.prod([int(s) for s in shape], dtype=np.float64)) * np.dtype(dtype).itemsize
+    budget = memory_budget()
+    if n_bytes > budget:
+        dims = " x ".join(str(int(s)) for s in shape)
+        raise MemoryBudgetError(
+            f"{what} needs {n_bytes:,} bytes ({n_bytes / 2**30:.2f} GiB, shape {dims}, "
+            f"{np.dtype(dtype).name}), more than the memory budget of {budget:,} bytes "
+            f"({budget / 2**30:.2f} GiB). {alternative} The budget is 80% of available "
+            "memory, or the FASTDR_MEMORY_BUDGET environment variable."
+        )
+    return n_bytes
+
+
+def check_random_state(seed):
+    """Turn ``seed`` into a ``numpy.random.Generator``-compatible RandomState.
+
+    ``None`` and ints give a fresh ``numpy.random.RandomState``; an existing RandomState or
+    Generator is returned as is.
+    """
+    if seed is None or isinstance(seed, numbers.Integral):
+        return np.random.RandomState(seed)
+    if isinstance(seed, (np.random.RandomState, np.random.Generator)):
+        return seed
+    raise ValueError(
+        f"random_state must be None, an int, or a numpy RandomState/Generator; got {seed!r}."
+    )

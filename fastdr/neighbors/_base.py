@@ -1,0 +1,83 @@
+"""Shared fitting and querying for every neighbours estimator."""
+
+import numpy as np
+
+from .._base import BaseEstimator
+from .._metric import apply_linear_map, resolve_metric
+from .._validation import (
+    check_array,
+    check_is_fitted,
+    check_n_features,
+    check_option,
+    check_scalar,
+)
+from . import _search
+
+
+class NeighborsBase(BaseEstimator):
+    """Stores the training data (in metric space) and answers k-NN and radius queries."""
+
+    def _fit_neighbors(self, X):
+        check_scalar(self.n_neighbors, "n_neighbors", "int", min_value=1)
+        check_option(self.algorithm, "algorithm", _search.ALGORITHMS)
+        X = check_array(X)
+        linear_map, squared = resolve_metric(self.metric, self.metric_params, X.shape[1])
+        self.n_features_in_ = X.shape[1]
+        self.n_samples_fit_ = X.shape[0]
+        self._linear_map = linear_map
+        self._squared = squared
+        self._fit_X = apply_linear_map(X, linear_map)
+        self._algorithm = _search.choose_algorithm(self.algorithm, self._fit_X.shape[1])
+        self._tree = _search.build_tree(self._fit_X) if self._algorithm == "kd_tree" else None
+        return X
+
+    def _query_points(self, X, method):
+        check_is_fitted(self, "_fit_X")
+        if X is None:
+            return None
+        X = check_array(X)
+        check_n_features(self, X, method)
+        X = X.astype(self._fit_X.dtype, copy=False)
+        return apply_linear_map(X, self._linear_map)
+
+    def _check_k(self, k, self_query):
+        check_scalar(k, "n_neighbors", "int", min_value=1)
+        n = self.n_samples_fit_
+        limit = n - 1 if self_query else n
+        if k > limit:
+            if self_query:
+                raise ValueError(
+                    f"n_neighbors={k} must be smaller than the number of training points "
+                    f"({n}) when X is None, because each point excludes itself. "
+                    f"Use n_neighbors <= {limit} or fit on more points."
+                )
+            raise ValueError(
+                f"n_neighbors={k} is larger than the number of training points ({n}). "
+                f"Use n_neighbors <= {n} or fit on more points."
+            )
+
+    def _kneighbors_sq(self, Q, k):
+        """Squared metric distances (float64) and indices of the k nearest training points."""
+        self_query = Q is None
+        self._check_k(k, self_query)
+        Q = self._fit_X if self_query else Q
+        if self._algorithm == "kd_tree":
+            return _search.knn_tree(self._tree, Q, k, self_query=self_query, n_jobs=self.n_jobs)
+        return _search.knn_brute(self._fit_X, Q, k, self_query=self_query, n_jobs=self.n_jobs)
+
+    def _to_reported(self, sq_dist):
+        """Squared distances to the reported distance, in the training dtype."""
+        out = sq_dist if self._squared else np.sqrt(sq_dist)
+        return out.astype(self._fit_X.dtype, copy=False)
+
+    def _radius_csr(self, Q, radius):
+        check_scalar(radius, "radius", "real", min_value=0)
+        self_query = Q is None
+        Q = self._fit_X if self_query else Q
+        if self._squared:
+            radius = float(np.sqrt(radius))
+        if self._algorithm == "kd_tree":
+            return _search.radius_tree(self._tree, self._fit_X, Q, radius,
+                                       self_query=self_query, n_jobs=self.n_jobs)
+        return _search.radius_brute(self._fit_X, Q, radius, self_query=self_query,
+                                    n_jobs=self.n_jobs)

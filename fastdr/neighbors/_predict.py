@@ -1,0 +1,180 @@
+"""k-NN classification (majority or distance-weighted vote) and regression (mean)."""
+
+import numpy as np
+
+from .._base import ClassifierMixin, RegressorMixin
+from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
+from .._parallel import parallel_section
+from .._validation import check_is_fitted, check_X_y
+from ._base import NeighborsBase
+
+_WEIGHTS = ("uniform", "distance")
+
+
+def _check_weights(weights):
+    if callable(weights) or weights in _WEIGHTS:
+        return weights
+    raise ValueError(
+        f"weights must be 'uniform', 'distance' or a callable; got {weights!r}."
+    )
+
+
+class _KNeighborsSupervised(NeighborsBase):
+    def __init__(self, *, n_neighbors=5, weights="uniform", algorithm="auto",
+                 metric="euclidean", metric_params=None, n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.algorithm = algorithm
+        self.metric = metric
+        self.metric_params = metric_params
+        self.n_jobs = n_jobs
+
+    def _neighbor_weights(self, X, method):
+        """Neighbour indices and their vote weights for the queries X."""
+        check_is_fitted(self, "_fit_X")
+        Q = self._query_points(X, method)
+        sq_dist, indices = self._kneighbors_sq(Q, self.n_neighbors)
+        if self.weights == "uniform":
+            return indices, np.ones(indices.shape, dtype=np.float64)
+        dist = np.sqrt(sq_dist)
+        if self.weights == "distance":
+            with parallel_section(self.n_jobs):
+                return indices, inverse_distance_weights(dist)
+        weights = np.asarray(self.weights(dist.astype(self._fit_X.dtype)), dtype=np.float64)
+        if weights.shape != indices.shape:
+            raise ValueError(
+                f"The weights callable returned shape {weights.shape}; it must return one "
+                f"weight per neighbour, shape {indices.shape}."
+            )
+        if not np.isfinite(weights).all() or (weights < 0).any():
+            raise ValueError("The weights callable returned negative, NaN or inf weights.")
+        return indices, weights
+
+
+class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
+    """k-nearest-neighbour classifier: majority vote, or a vote weighted by 1/distance.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+    weights : {"uniform", "distance"} or callable, default="uniform"
+        ``"distance"`` weights each neighbour by 1/d; a query that coincides with training
+        points takes its vote from those points only (no division by zero). A callable maps
+        the (n_queries, k) distance array to weights of the same shape.
+    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
+    metric_params : dict or None
+    n_jobs : int or None
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The sorted class labels (any type numpy can sort).
+    n_features_in_ : int
+
+    Notes
+    -----
+    Vote ties go to the class that sorts first, as in scikit-learn.
+    """
+
+    def fit(self, X, y):
+        """Store the training points and labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        _check_weights(self.weights)
+        X, y = check_X_y(X, y)
+        self.classes_, self._y_codes = np.unique(y, return_inverse=True)
+        self._y_codes = self._y_codes.astype(np.int64).ravel()
+        self._fit_neighbors(X)
+        return self
+
+    def predict_proba(self, X):
+        """Class probabilities: the normalised (weighted) votes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_classes)
+        """
+        indices, weights = self._neighbor_weights(X, "predict_proba")
+        with parallel_section(self.n_jobs):
+            return class_votes(indices, weights, self._y_codes, len(self.classes_))
+
+    def predict(self, X):
+        """Predicted class labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,)
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
+    """k-nearest-neighbour regressor: the mean (or 1/distance-weighted mean) of the targets.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+    weights : {"uniform", "distance"} or callable, default="uniform"
+        As in :class:`KNeighborsClassifier`.
+    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
+    metric_params : dict or None
+    n_jobs : int or None
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    """
+
+    def fit(self, X, y):
+        """Store the training points and (possibly multi-output) targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self
+        """
+        _check_weights(self.weights)
+        X, y = check_X_y(X, y, y_numeric=True, multi_output=True)
+        self._y_1d = y.ndim == 1
+        self._y = np.ascontiguousarray(y.reshape(y.shape[0], -1), dtype=np.float64)
+        self._fit_neighbors(X)
+        return self
+
+    def predict(self, X):
+        """Predicted targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,) or (n_queries, n_outputs)
+        """
+        indices, weights = self._neighbor_weights(X, "predict")
+        with parallel_section(self.n_jobs):
+            out = weighted_means(indices, weights, self._y)
+        return out.ravel() if self._y_1d else out

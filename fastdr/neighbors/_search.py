@@ -1,0 +1,146 @@
+"""Exact neighbour search shared by every estimator: brute force (numba) or a k-d tree (scipy).
+
+``algorithm="auto"`` rule: the k-d tree when the (transformed) data have at most
+``KD_TREE_MAX_DIM`` = 15 features, brute force otherwise. Within brute force, the norm trick
+(GEMM) is used from ``GEMM_MIN_DIM`` = 16 features up, direct sums below.
+"""
+
+import numpy as np
+import scipy.sparse
+from scipy.spatial import cKDTree
+
+from .._kernels import distances as dist_kernels
+from .._kernels import knn as knn_kernels
+from .._kernels.pairs import csr_pair_sqdist
+from .._parallel import effective_n_jobs, parallel_section
+
+KD_TREE_MAX_DIM = 15
+GEMM_MIN_DIM = 16
+ALGORITHMS = ("auto", "brute", "kd_tree")
+_TARGET_BLOCK = 2048
+
+
+def choose_algorithm(algorithm, n_features):
+    """Resolve ``"auto"`` into ``"kd_tree"`` or ``"brute"`` (see the module docstring)."""
+    if algorithm != "auto":
+        return algorithm
+    return "kd_tree" if n_features <= KD_TREE_MAX_DIM else "brute"
+
+
+def build_tree(T):
+    """A k-d tree over the rows of T (float64 inside scipy)."""
+    return cKDTree(T, leafsize=16, balanced_tree=False, compact_nodes=False)
+
+
+def _query_block(m, threads):
+    return int(max(16, min(256, -(-m // (4 * threads)))))
+
+
+def knn_brute(T, Q, k, *, self_query, n_jobs):
+    """Exact k nearest rows of T for each row of Q, by (squared distance, index).
+
+    Parameters
+    ----------
+    T, Q : (n, d), (m, d) arrays of one float dtype
+    k : int
+    self_query : bool
+        Q is T and each row excludes itself by index.
+    n_jobs : int or None
+
+    Returns
+    -------
+    sq_dist : (m, k) float64
+    indices : (m, k) int64
+    """
+    m, d = Q.shape
+    n = T.shape[0]
+    out_d = np.empty((m, k), dtype=np.float64)
+    out_i = np.empty((m, k), dtype=np.int64)
+    offset = 0 if self_query else -1
+    with parallel_section(n_jobs) as threads:
+        if d < GEMM_MIN_DIM:
+            knn_kernels.knn_direct(Q, T, k, offset, out_d, out_i)
+            return out_d, out_i
+        centre = T.mean(axis=0, dtype=np.float64).astype(T.dtype)
+        t_norms = dist_kernels.centred_sqnorms(T, centre).astype(T.dtype)
+        t_packed = dist_kernels.pack_targets(T, centre, t_norms, _TARGET_BLOCK)
+        q_packed = dist_kernels.pack_queries(Q, centre)
+        n_avail = n - (1 if self_query else 0)
+        extra = max(k, 8) if T.dtype == np.float32 else 0
+        n_candidates = min(n_avail, k + extra)
+        knn_kernels.knn_gemm(Q, T, q_packed, t_packed, k, n_candidates, offset,
+                             _query_block(m, threads), out_d, out_i)
+    return out_d, out_i
+
+
+def knn_tree(tree, Q, k, *, self_query, n_jobs):
+    """Exact k nearest neighbours from a cKDTree; same contract as :func:`knn_brute`."""
+    m = Q.shape[0]
+    workers = effective_n_jobs(n_jobs)
+    k_query = k + 1 if self_query else k
+    dist, idx = tree.query(Q, k=k_query, workers=workers)
+    dist = np.asarray(dist, dtype=np.float64).reshape(m, k_query)
+    idx = np.asarray(idx, dtype=np.int64).reshape(m, k_query)
+    if self_query:
+        drop = idx == np.arange(m)[:, None]
+        missing = ~drop.any(axis=1)
+        drop[missing, -1] = True
+        keep = ~drop
+        dist = dist[keep].reshape(m, k)
+        idx = idx[keep].reshape(m, k)
+    dist = dist * dist
+    order = np.lexsort((idx, dist), axis=-1)
+    return np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1)
+
+
+def radius_brute(T, Q, radius, *, self_query, n_jobs):
+    """All rows of T within ``radius`` (inclusive) of each row of Q, as CSR arrays.
+
+    Returns
+    -------
+    indptr : (m + 1,) int64
+    indices : (nnz,) int64, ascending within each row
+    sq_dist : (nnz,) float64
+    """
+    offset = 0 if self_query else -1
+    radius_sq = float(radius) ** 2
+    with parallel_section(n_jobs):
+        counts = knn_kernels.radius_count(Q, T, radius_sq, offset)
+        indptr = np.zeros(Q.shape[0] + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        sq_dist = np.empty(indptr[-1], dtype=np.float64)
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        knn_kernels.radius_fill(Q, T, radius_sq, offset, indptr, sq_dist, indices)
+    return indptr, indices, sq_dist
+
+
+def radius_tree(tree, T, Q, radius, *, self_query, n_jobs):
+    """Same contract as :func:`radius_brute`, from a cKDTree."""
+    workers = effective_n_jobs(n_jobs)
+    # a hair of slack so that pairs exactly on the sphere survive the tree's float64 test;
+    # the exact test below decides.
+    hits = tree.query_ball_point(Q, r=radius * (1 + 1e-12), workers=workers,
+                                 return_sorted=True)
+    m = Q.shape[0]
+    counts = np.fromiter((len(h) for h in hits), dtype=np.int64, count=m)
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    indices = np.fromiter((j for h in hits for j in h), dtype=np.int64, count=indptr[-1])
+    with parallel_section(n_jobs):
+        sq_dist = csr_pair_sqdist(Q, T, indptr, indices)
+    keep = sq_dist <= float(radius) ** 2
+    if self_query:
+        rows = np.repeat(np.arange(m), counts)
+        keep &= indices != rows
+    if not keep.all():
+        rows = np.repeat(np.arange(m), counts)[keep]
+        indices = indices[keep]
+        sq_dist = sq_dist[keep]
+        indptr = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=m), out=indptr[1:])
+    return indptr, indices, sq_dist
+
+
+def to_csr(indptr, indices, values, shape):
+    """Build a ``csr_matrix`` from CSR arrays without dropping explicit zeros."""
+    return scipy.sparse.csr_matrix((values, indices, indptr), shape=shape)

@@ -1,0 +1,258 @@
+"""``NearestNeighbors``: exact k-NN and radius queries."""
+
+import numpy as np
+
+from .._validation import check_option
+from . import _search
+from ._base import NeighborsBase
+
+
+class NearestNeighbors(NeighborsBase):
+    """Exact nearest-neighbour queries with numba kernels (brute force) or a k-d tree.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        Default number of neighbours for :meth:`kneighbors`.
+    radius : float, default=1.0
+        Default radius for :meth:`radius_neighbors`.
+    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+        ``"auto"`` uses scipy's k-d tree when the data have at most 15 features (after the
+        metric's linear map) and brute force otherwise.
+    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
+        ``"mahalanobis"`` needs ``metric_params={"M": M}`` (or ``{"VI": VI}``). A fitted
+        learner (anything with ``components_``) uses ``||L x - L y||``.
+    metric_params : dict or None
+        Extra metric arguments.
+    n_jobs : int or None
+        Threads for this call only; None means all cores.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    n_samples_fit_ : int
+
+    Notes
+    -----
+    Brute-force time is O(m n d) through blocked GEMM; memory is O(threads x block x 2048)
+    beyond the (m, k) outputs. Ties are broken by the smaller training index.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastdr import NearestNeighbors
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]])
+    >>> dist, ind = NearestNeighbors(n_neighbors=1).fit(X).kneighbors()
+    >>> ind.ravel().tolist()
+    [1, 0, 1]
+    """
+
+    def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", metric="euclidean",
+                 metric_params=None, n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.radius = radius
+        self.algorithm = algorithm
+        self.metric = metric
+        self.metric_params = metric_params
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y=None):
+        """Store the training points (and build the tree when the algorithm uses one).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._fit_neighbors(X)
+        return self
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """Find the k nearest training points of each query.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features) or None
+            None means the training points, each excluding itself by index (a duplicate
+            point still counts as a neighbour).
+        n_neighbors : int or None
+            Defaults to the constructor's ``n_neighbors``.
+        return_distance : bool, default=True
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Only when ``return_distance``; ascending, in the training dtype.
+        indices : ndarray of shape (n_queries, n_neighbors)
+        """
+        Q = self._query_points(X, "kneighbors")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        sq_dist, indices = self._kneighbors_sq(Q, k)
+        if return_distance:
+            return self._to_reported(sq_dist), indices
+        return indices
+
+    def radius_neighbors(self, X=None, radius=None, return_distance=True, sort_results=False):
+        """Find every training point within ``radius`` of each query.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features) or None
+            None means the training points, each excluding itself by index.
+        radius : float or None
+            Defaults to the constructor's ``radius``. Points at exactly ``radius`` count.
+        return_distance : bool, default=True
+        sort_results : bool, default=False
+            Sort each row by distance (ties by index); otherwise rows are in index order.
+
+        Returns
+        -------
+        distances : ndarray of object
+            One array per query (only when ``return_distance``).
+        indices : ndarray of object
+            One int64 array per query.
+        """
+        Q = self._query_points(X, "radius_neighbors")
+        r = self.radius if radius is None else radius
+        indptr, indices, sq_dist = self._radius_csr(Q, r)
+        if sort_results:
+            if not return_distance:
+                raise ValueError("sort_results=True needs return_distance=True.")
+            rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
+            order = np.lexsort((indices, sq_dist, rows))
+            indices, sq_dist = indices[order], sq_dist[order]
+        dist = self._to_reported(sq_dist)
+        ind_rows = np.empty(indptr.shape[0] - 1, dtype=object)
+        dist_rows = np.empty(indptr.shape[0] - 1, dtype=object)
+        for i in range(indptr.shape[0] - 1):
+            ind_rows[i] = indices[indptr[i]:indptr[i + 1]]
+            dist_rows[i] = dist[indptr[i]:indptr[i + 1]]
+        if return_distance:
+            return dist_rows, ind_rows
+        return ind_rows
+
+    def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
+        """The k-NN graph as a ``scipy.sparse.csr_matrix`` of shape (n_queries, n_samples_fit).
+
+        Parameters
+        ----------
+        X : array-like or None
+            None means the training points, each excluding itself.
+        n_neighbors : int or None
+        mode : {"connectivity", "distance"}
+            Ones, or the distances, as the stored values.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+        """
+        check_option(mode, "mode", ("connectivity", "distance"))
+        dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
+        m, k = ind.shape
+        values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)
+        indptr = np.arange(0, m * k + 1, k, dtype=np.int64)
+        return _search.to_csr(indptr, ind.ravel(), values, (m, self.n_samples_fit_))
+
+    def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity",
+                               sort_results=False):
+        """The epsilon graph as a ``scipy.sparse.csr_matrix`` (explicit zeros are kept).
+
+        Parameters
+        ----------
+        X : array-like or None
+        radius : float or None
+        mode : {"connectivity", "distance"}
+        sort_results : bool, default=False
+            Order each row's entries by distance instead of by index.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+        """
+        check_option(mode, "mode", ("connectivity", "distance"))
+        Q = self._query_points(X, "radius_neighbors_graph")
+        r = self.radius if radius is None else radius
+        indptr, indices, sq_dist = self._radius_csr(Q, r)
+        m = indptr.shape[0] - 1
+        if sort_results:
+            rows = np.repeat(np.arange(m), np.diff(indptr))
+            order = np.lexsort((indices, sq_dist, rows))
+            indices, sq_dist = indices[order], sq_dist[order]
+        dist = self._to_reported(sq_dist)
+        values = dist if mode == "distance" else np.ones_like(dist)
+        return _search.to_csr(indptr, indices, values, (m, self.n_samples_fit_))
+
+
+def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,
+                     metric="euclidean", metric_params=None, algorithm="auto", n_jobs=None):
+    """The k-NN graph of X as a ``scipy.sparse.csr_matrix`` of shape (m, m).
+
+    Parameters
+    ----------
+    X : array-like of shape (m, d)
+    n_neighbors : int
+    mode : {"connectivity", "distance"}
+    include_self : bool, default=False
+        Count each point as its own first neighbour (distance 0).
+    metric, metric_params, algorithm, n_jobs
+        As in :class:`NearestNeighbors`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    nn = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, metric_params=metric_params,
+                          algorithm=algorithm, n_jobs=n_jobs).fit(X)
+    query = nn._fit_X if include_self else None
+    if include_self:
+        return _graph_with_self(nn, n_neighbors, mode)
+    return nn.kneighbors_graph(query, n_neighbors, mode=mode)
+
+
+def _graph_with_self(nn, k, mode):
+    check_option(mode, "mode", ("connectivity", "distance"))
+    nn._check_k(k, self_query=False)
+    Q = nn._fit_X
+    if nn._algorithm == "kd_tree":
+        sq, ind = _search.knn_tree(nn._tree, Q, k, self_query=False, n_jobs=nn.n_jobs)
+    else:
+        sq, ind = _search.knn_brute(Q, Q, k, self_query=False, n_jobs=nn.n_jobs)
+    m = Q.shape[0]
+    dist = nn._to_reported(sq)
+    values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)
+    indptr = np.arange(0, m * k + 1, k, dtype=np.int64)
+    return _search.to_csr(indptr, ind.ravel(), values, (m, m))
+
+
+def radius_neighbors_graph(X, radius, *, mode="connectivity", include_self=False,
+                           metric="euclidean", metric_params=None, algorithm="auto",
+                           n_jobs=None):
+    """The epsilon graph of X: an edge for every pair within ``radius`` (inclusive).
+
+    Parameters
+    ----------
+    X : array-like of shape (m, d)
+    radius : float
+    mode : {"connectivity", "distance"}
+    include_self : bool, default=False
+    metric, metric_params, algorithm, n_jobs
+        As in :class:`NearestNeighbors`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (m, m)
+    """
+    nn = NearestNeighbors(radius=radius, metric=metric, metric_params=metric_params,
+                          algorithm=algorithm, n_jobs=n_jobs).fit(X)
+    if not include_self:
+        return nn.radius_neighbors_graph(None, radius, mode=mode)
+    check_option(mode, "mode", ("connectivity", "distance"))
+    indptr, indices, sq = nn._radius_csr(nn._fit_X, radius)
+    dist = nn._to_reported(sq)
+    values = dist if mode == "distance" else np.ones_like(dist)
+    m = nn.n_samples_fit_
+    return _search.to_csr(indptr, indices, values, (m, m))

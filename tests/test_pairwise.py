@@ -1,0 +1,97 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import fastdr
+from fastdr import pairwise_distances
+
+from .reference import sq_euclidean
+
+
+@pytest.mark.parametrize("d", [2, 3, 20, 100])
+@pytest.mark.parametrize("dtype,rtol", [(np.float64, 1e-10), (np.float32, 1e-4)])
+def test_pairwise_matches_reference_and_sklearn(rng, d, dtype, rtol):
+    from sklearn.metrics import pairwise_distances as sk_pairwise
+
+    X = (rng.standard_normal((120, d)) * 3 + 5).astype(dtype)
+    Y = rng.standard_normal((70, d)).astype(dtype)
+    D = pairwise_distances(X, Y)
+    assert D.dtype == dtype
+    ref = np.sqrt(sq_euclidean(X, Y))
+    np.testing.assert_allclose(D, ref, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(D, sk_pairwise(X, Y), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(pairwise_distances(X, Y, metric="sqeuclidean"), ref**2,
+                               rtol=10 * rtol, atol=10 * rtol)
+
+
+@pytest.mark.parametrize("d", [3, 40])
+def test_identical_rows_give_exact_zero_and_no_negatives(rng, d):
+    X = rng.standard_normal((50, d)) * 1e3 + 1e4
+    X[10] = X[3]
+    D = pairwise_distances(X)
+    assert D[3, 10] == 0.0 and D[10, 3] == 0.0
+    assert (np.diag(D) == 0).all()
+    assert (D >= 0).all()
+    D32 = pairwise_distances(X.astype(np.float32))
+    assert D32[3, 10] == 0.0 and (np.diag(D32) == 0).all() and (D32 >= 0).all()
+
+
+def test_mahalanobis_equals_transformed_euclidean(rng):
+    X = rng.standard_normal((40, 5))
+    L = rng.standard_normal((3, 5))
+    M = L.T @ L
+    D = pairwise_distances(X, metric="mahalanobis", metric_params={"M": M})
+    np.testing.assert_allclose(D, np.sqrt(sq_euclidean(X @ L.T, X @ L.T)), atol=1e-10)
+    from scipy.spatial.distance import cdist
+
+    np.testing.assert_allclose(D, cdist(X, X, "mahalanobis", VI=M), atol=1e-8)
+    D_vi = pairwise_distances(X, metric="mahalanobis", metric_params={"VI": M})
+    np.testing.assert_allclose(D, D_vi)
+
+
+@pytest.mark.parametrize(
+    "M,match",
+    [
+        (np.ones((2, 3)), "must be a square matrix"),
+        (np.array([[1.0, 2.0], [0.0, 1.0]]), "must be symmetric"),
+        (np.array([[1.0, 0.0], [0.0, -1.0]]), "must be positive semidefinite"),
+    ],
+)
+def test_bad_mahalanobis_matrix(M, match):
+    with pytest.raises(ValueError, match=match):
+        pairwise_distances(np.ones((3, 2)), metric="mahalanobis", metric_params={"M": M})
+
+
+def test_mahalanobis_without_matrix_is_explained():
+    with pytest.raises(ValueError, match=r"needs metric_params=\{'M': array\}"):
+        pairwise_distances(np.ones((3, 2)), metric="mahalanobis")
+
+
+def test_unknown_metric():
+    with pytest.raises(ValueError, match="metric must be one of"):
+        pairwise_distances(np.ones((3, 2)), metric="cosine")
+
+
+def test_feature_mismatch_between_x_and_y():
+    with pytest.raises(ValueError, match="same number of features; got 2 and 3"):
+        pairwise_distances(np.ones((3, 2)), np.ones((3, 3)))
+
+
+def test_memory_budget_error_names_bytes(monkeypatch):
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "1K")
+    with pytest.raises(fastdr.MemoryBudgetError, match=r"needs 80,000 bytes .* 100 x 100"):
+        pairwise_distances(np.zeros((100, 2)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(np.float64, st.tuples(st.integers(2, 12), st.integers(1, 20)),
+                  elements=st.floats(-1e3, 1e3)))
+def test_distance_properties(X):
+    D = pairwise_distances(X)
+    assert (D >= 0).all()
+    np.testing.assert_allclose(D, D.T, rtol=1e-9, atol=1e-9)
+    scale = 1e-9 * (1 + np.abs(X).max()) * np.sqrt(X.shape[1])
+    # triangle inequality
+    assert (D[:, None, :] <= D[:, :, None] + D[None, :, :] + scale).all()
