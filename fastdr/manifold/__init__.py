@@ -1,0 +1,1 @@
+"""Manifold learning: classical MDS, Isomap, LLE."""
