@@ -3,7 +3,12 @@
 Importing fastdr compiles nothing: kernels compile on first use and are cached on disk.
 """
 
-from ._validation import MemoryBudgetError, NotFittedError
+from .exceptions import (
+    ConvergenceWarning,
+    DataConversionWarning,
+    MemoryBudgetError,
+    NotFittedError,
+)
 from .neighbors import (
     KNeighborsClassifier,
     KNeighborsRegressor,
@@ -16,6 +21,8 @@ from .pairwise import pairwise_distances
 __version__ = "0.1.0"
 
 __all__ = [
+    "ConvergenceWarning",
+    "DataConversionWarning",
     "KNeighborsClassifier",
     "KNeighborsRegressor",
     "MemoryBudgetError",

@@ -88,7 +88,7 @@ class BaseEstimator:
     def __setstate__(self, state):
         self.__dict__.update(state)
 
-    def _more_tags(self):
+    def _fastdr_tags(self):
         """Tag overrides, as a dict applied by ``__sklearn_tags__``."""
         return {}
 
@@ -102,8 +102,8 @@ class BaseEstimator:
     def _tag_overrides(self):
         overrides = {}
         for klass in reversed(type(self).__mro__):
-            if "_more_tags" in klass.__dict__:
-                overrides.update(klass._more_tags(self))
+            if "_fastdr_tags" in klass.__dict__:
+                overrides.update(klass._fastdr_tags(self))
         return overrides
 
 
@@ -133,7 +133,7 @@ class TransformerMixin:
 
     _estimator_type = "transformer"
 
-    def _more_tags(self):
+    def _fastdr_tags(self):
         return {"transformer_tags": _lazy_transformer_tags()}
 
     def fit_transform(self, X, y=None, **fit_params):
@@ -211,7 +211,7 @@ class ClassifierMixin:
 
     _estimator_type = "classifier"
 
-    def _more_tags(self):
+    def _fastdr_tags(self):
         from sklearn.utils import ClassifierTags, TargetTags
 
         return {"classifier_tags": ClassifierTags(), "target_tags": TargetTags(required=True)}
@@ -240,7 +240,7 @@ class RegressorMixin:
 
     _estimator_type = "regressor"
 
-    def _more_tags(self):
+    def _fastdr_tags(self):
         from sklearn.utils import RegressorTags, TargetTags
 
         return {"regressor_tags": RegressorTags(), "target_tags": TargetTags(required=True)}

@@ -5,27 +5,14 @@ says what was expected, what was received, and what to do instead.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 
 from ._config import memory_budget
+from .exceptions import DataConversionWarning, MemoryBudgetError, NotFittedError, compatible
 
 FLOAT_DTYPES = (np.float64, np.float32)
-
-
-class NotFittedError(ValueError, AttributeError):
-    """Raised when an estimator is used before ``fit``.
-
-    Subclasses both ``ValueError`` and ``AttributeError``, like scikit-learn's.
-    """
-
-
-class MemoryBudgetError(MemoryError):
-    """Raised before a dense allocation that would not fit in the memory budget.
-
-    The budget is 80% of available memory, or the ``FASTDR_MEMORY_BUDGET`` environment
-    variable (bytes, or with a K/M/G suffix).
-    """
 
 
 def check_array(
@@ -79,14 +66,14 @@ def check_array(
     if arr.dtype.kind in "OUSV":
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{name} holds non-numeric values (dtype {arr.dtype}); "
-                "pass an array of numbers."
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(
+                f"{name} holds non-numeric values (dtype {arr.dtype}): {exc}. "
+                "Pass an array of numbers."
             ) from None
     if arr.dtype.kind == "c":
         raise ValueError(
-            f"{name} is complex (dtype {arr.dtype}); fastdr works on real numbers. "
+            f"Complex data not supported: {name} is complex (dtype {arr.dtype}). "
             f"Pass {name}.real or np.abs({name}) as appropriate."
         )
     if dtype == "numeric":
@@ -102,7 +89,7 @@ def check_array(
         if arr.ndim == 1:
             raise ValueError(
                 f"Expected a 2-D array for {name}, got a 1-D array of shape {arr.shape}. "
-                f"Reshape it with {name}.reshape(-1, 1) for a single feature or "
+                f"Reshape your data with {name}.reshape(-1, 1) for a single feature or "
                 f"{name}.reshape(1, -1) for a single sample."
             )
         if arr.ndim > 2:
@@ -117,8 +104,8 @@ def check_array(
             )
         if arr.shape[1] < min_features:
             raise ValueError(
-                f"{name} has {arr.shape[1]} feature(s) (shape {arr.shape}), but at least "
-                f"{min_features} {'is' if min_features == 1 else 'are'} required."
+                f"{name} has {arr.shape[1]} feature(s) (shape={arr.shape}) while a minimum of "
+                f"{min_features} is required. Pass data with at least {min_features} column(s)."
             )
     elif arr.size < min_samples:
         raise ValueError(f"{name} is empty (shape {arr.shape}); pass at least one value.")
@@ -140,6 +127,15 @@ def check_finite(arr, name):
         )
 
 
+def check_classification_targets(y):
+    """Reject continuous (non-integral float) class labels, as scikit-learn does."""
+    if y.dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
+        raise ValueError(
+            "Unknown label type: continuous. Class labels must be discrete (ints, strings or "
+            "integral floats); for a continuous target use a regressor."
+        )
+
+
 def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):
     """Validate a feature matrix and its targets together.
 
@@ -152,9 +148,18 @@ def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):
     """
     X = check_array(X, min_samples=min_samples)
     if y is None:
-        raise ValueError("y is required; pass one target per row of X.")
+        raise ValueError(
+            "This estimator requires y to be passed, but the target y is None. "
+            "Pass one target per row of X."
+        )
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1 and not multi_output:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it was raveled to "
+            "shape (n_samples,).",
+            compatible(DataConversionWarning),
+            stacklevel=3,
+        )
         y = y.ravel()
     if y.ndim == 0 or (y.ndim > 1 and not multi_output) or y.ndim > 2:
         raise ValueError(
@@ -232,7 +237,7 @@ def check_option(value, name, options):
 def check_is_fitted(estimator, attribute):
     """Raise :class:`NotFittedError` unless ``estimator`` has ``attribute``."""
     if not hasattr(estimator, attribute):
-        raise NotFittedError(
+        raise compatible(NotFittedError)(
             f"This {type(estimator).__name__} instance is not fitted yet. "
             "Call 'fit' with appropriate arguments before using this estimator."
         )

@@ -5,7 +5,7 @@ import numpy as np
 from .._base import ClassifierMixin, RegressorMixin
 from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
 from .._parallel import parallel_section
-from .._validation import check_is_fitted, check_X_y
+from .._validation import check_classification_targets, check_is_fitted, check_X_y
 from ._base import NeighborsBase
 
 _WEIGHTS = ("uniform", "distance")
@@ -91,6 +91,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         """
         _check_weights(self.weights)
         X, y = check_X_y(X, y)
+        check_classification_targets(y)
         self.classes_, self._y_codes = np.unique(y, return_inverse=True)
         self._y_codes = self._y_codes.astype(np.int64).ravel()
         self._fit_neighbors(X)
@@ -143,6 +144,9 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
     ----------
     n_features_in_ : int
     """
+
+    def _fastdr_tags(self):
+        return {"target_tags.multi_output": True}
 
     def fit(self, X, y):
         """Store the training points and (possibly multi-output) targets.
