@@ -274,3 +274,17 @@ def test_bad_weights_and_algorithm():
         KNeighborsClassifier(weights="cubic").fit(np.ones((4, 2)), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="algorithm must be one of"):
         NearestNeighbors(algorithm="ball_tree").fit(np.ones((4, 2)))
+
+
+@pytest.mark.parametrize("dtype,rtol", DTYPES)
+def test_symmetric_self_query_kernel_matches_reference(rng, dtype, rtol):
+    # m > 2 blocks of 512 takes the symmetric (half-GEMM) self-query kernel
+    X = _data(rng, 1400, 20, dtype)
+    X[700] = X[3]  # a duplicate pair must find each other at distance exactly 0
+    results = [NearestNeighbors(n_neighbors=6, n_jobs=j).fit(X).kneighbors() for j in (1, 2)]
+    ref_d, ref_i = reference.knn(X, X, 6, exclude_self=True)
+    for dist, ind in results:
+        np.testing.assert_array_equal(ind, ref_i)
+        np.testing.assert_allclose(dist, ref_d, rtol=rtol, atol=rtol)
+        assert ind[3, 0] == 700 and dist[3, 0] == 0.0
+    np.testing.assert_array_equal(results[0][0], results[1][0])

@@ -5,12 +5,14 @@
 (GEMM) is used from ``GEMM_MIN_DIM`` = 16 features up, direct sums below.
 """
 
+import numba
 import numpy as np
 import scipy.sparse
 from scipy.spatial import cKDTree
 
 from .._kernels import distances as dist_kernels
 from .._kernels import knn as knn_kernels
+from .._kernels import knn_self
 from .._kernels.pairs import csr_pair_sqdist
 from .._parallel import effective_n_jobs, parallel_section
 
@@ -18,6 +20,10 @@ KD_TREE_MAX_DIM = 15
 GEMM_MIN_DIM = 16
 ALGORITHMS = ("auto", "brute", "kd_tree")
 _TARGET_BLOCK = 2048
+_SELF_BLOCK = 512
+# The symmetric self-query kernel keeps per-thread heaps for all m rows; above this many
+# bytes of heaps it is not used (the general kernel needs O(block) per thread instead).
+_SELF_HEAP_BYTES = 512 * 2**20
 
 
 def choose_algorithm(algorithm, n_features):
@@ -63,11 +69,20 @@ def knn_brute(T, Q, k, *, self_query, n_jobs):
             return out_d, out_i
         centre = T.mean(axis=0, dtype=np.float64).astype(T.dtype)
         t_norms = dist_kernels.centred_sqnorms(T, centre).astype(T.dtype)
-        t_packed = dist_kernels.pack_targets(T, centre, t_norms, _TARGET_BLOCK)
-        q_packed = dist_kernels.pack_queries(Q, centre)
         n_avail = n - (1 if self_query else 0)
         extra = max(k, 8) if T.dtype == np.float32 else 0
         n_candidates = min(n_avail, k + extra)
+        # sized by the pool, not by this call's threads, so that the kernel choice (and
+        # hence the result) does not depend on n_jobs
+        pool = numba.config.NUMBA_NUM_THREADS
+        heap_bytes = pool * m * n_candidates * 16
+        if self_query and m > 2 * _SELF_BLOCK and heap_bytes <= _SELF_HEAP_BYTES:
+            rows, cols_t = knn_self.pack_self(T, centre, t_norms, _SELF_BLOCK)
+            knn_self.knn_self_gemm(T, rows, cols_t, k, n_candidates, _SELF_BLOCK, pool,
+                                   out_d, out_i)
+            return out_d, out_i
+        t_packed = dist_kernels.pack_targets(T, centre, t_norms, _TARGET_BLOCK)
+        q_packed = dist_kernels.pack_queries(Q, centre)
         knn_kernels.knn_gemm(Q, T, q_packed, t_packed, k, n_candidates, offset,
                              _query_block(m, threads), out_d, out_i)
     return out_d, out_i
