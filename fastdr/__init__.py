@@ -1,7 +1,10 @@
 """fastdr: dimensionality reduction and metric learning with Numba kernels.
 
-Importing fastdr compiles nothing: kernels compile on first use and are cached on disk.
+Importing fastdr is cheap and compiles nothing: public names are loaded from their modules on
+first access (PEP 562), and kernels compile on first use and are cached on disk.
 """
+
+import importlib
 
 from .exceptions import (
     ConvergenceWarning,
@@ -9,26 +12,53 @@ from .exceptions import (
     MemoryBudgetError,
     NotFittedError,
 )
-from .neighbors import (
-    KNeighborsClassifier,
-    KNeighborsRegressor,
-    NearestNeighbors,
-    kneighbors_graph,
-    radius_neighbors_graph,
-)
-from .pairwise import pairwise_distances
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ConvergenceWarning",
-    "DataConversionWarning",
-    "KNeighborsClassifier",
-    "KNeighborsRegressor",
-    "MemoryBudgetError",
-    "NearestNeighbors",
-    "NotFittedError",
-    "kneighbors_graph",
-    "pairwise_distances",
-    "radius_neighbors_graph",
-]
+# public name -> module that defines it
+_EXPORTS = {
+    "pairwise_distances": "fastdr.pairwise",
+    "NearestNeighbors": "fastdr.neighbors",
+    "KNeighborsClassifier": "fastdr.neighbors",
+    "KNeighborsRegressor": "fastdr.neighbors",
+    "kneighbors_graph": "fastdr.neighbors",
+    "radius_neighbors_graph": "fastdr.neighbors",
+    "PCA": "fastdr.decomposition",
+    "KernelPCA": "fastdr.decomposition",
+    "LinearDiscriminantAnalysis": "fastdr.discriminant",
+    "ClassicalMDS": "fastdr.manifold",
+    "Isomap": "fastdr.manifold",
+    "LocallyLinearEmbedding": "fastdr.manifold",
+    "locally_linear_embedding": "fastdr.manifold",
+    "Mahalanobis": "fastdr.metric_learning",
+    "NeighborhoodComponentsAnalysis": "fastdr.metric_learning",
+    "MMC": "fastdr.metric_learning",
+    "MMC_Supervised": "fastdr.metric_learning",
+}
+
+__all__ = sorted(
+    [*_EXPORTS, "ConvergenceWarning", "DataConversionWarning", "MemoryBudgetError",
+     "NotFittedError"]
+)
+
+
+def __getattr__(name):
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'fastdr' has no attribute {name!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        raise AttributeError(f"module 'fastdr' has no attribute {name!r}") from None
+    try:
+        value = getattr(module, name)
+    except AttributeError:
+        raise AttributeError(f"module 'fastdr' has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

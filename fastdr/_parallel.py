@@ -3,12 +3,19 @@
 ``n_jobs`` applies only for the length of one call: :func:`parallel_section` sets numba's
 thread count (a per-thread setting in numba) and restores it in ``finally``.
 
-Numba's default ``workqueue`` layer aborts the process when two Python threads launch parallel
-kernels at once, and the OpenMP layer can hang after ``fork``. fastdr therefore keeps numba's
-default layer choice and serialises parallel kernel launches with one process-wide lock. A
-launch already uses every core it is given, so the lock costs no throughput, and it works with
-every threading layer (workqueue, omp, tbb). The lock is re-created in a forked child, so a
-fork taken while another thread held it cannot deadlock the child.
+Threading layer. Numba's ``workqueue`` layer aborts the process when two Python threads launch
+parallel kernels at once, and its GNU OpenMP layer (numba's default pick when TBB is absent)
+terminates a child forked after a parallel launch. fastdr makes both safe:
+
+* parallel kernel launches are serialised by one process-wide lock (a launch already uses
+  every core it is given, so the lock costs no throughput), which makes any layer safe for
+  concurrent Python threads;
+* unless the user chose a layer (``NUMBA_THREADING_LAYER``), the first fastdr launch asks
+  numba for its ``"forksafe"`` layer set (TBB if installed, else a non-GNU OpenMP, else
+  workqueue), so ``multiprocessing`` with ``fork`` works after fastdr has run.
+
+The lock is re-created in a forked child, so a fork taken while another thread held it
+cannot deadlock the child.
 """
 
 import os
@@ -60,6 +67,14 @@ def effective_n_jobs(n_jobs):
     return min(n_jobs, available)
 
 
+def _prefer_fork_safe_layer():
+    """Before the first parallel launch, ask for a fork-safe layer unless the user chose one."""
+    if numba.config.THREADING_LAYER == "default" and not os.environ.get(
+        "NUMBA_THREADING_LAYER"
+    ):
+        numba.config.THREADING_LAYER = "forksafe"
+
+
 @contextmanager
 def parallel_section(n_jobs):
     """Run the enclosed kernel launches on ``n_jobs`` threads, one launch at a time.
@@ -76,6 +91,7 @@ def parallel_section(n_jobs):
     """
     threads = effective_n_jobs(n_jobs)
     with _LAUNCH_LOCK:
+        _prefer_fork_safe_layer()
         previous = numba.get_num_threads()
         numba.set_num_threads(threads)
         try:
