@@ -127,13 +127,28 @@ def check_finite(arr, name):
         )
 
 
-def check_classification_targets(y):
-    """Reject continuous (non-integral float) class labels, as scikit-learn does."""
+def check_classification_targets(y, *, min_classes=2):
+    """Reject continuous labels and fewer than ``min_classes`` classes; return the classes.
+
+    Returns
+    -------
+    classes : ndarray
+        Sorted unique labels.
+    codes : ndarray of int64
+        Each sample's index into ``classes``.
+    """
     if y.dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
         raise ValueError(
             "Unknown label type: continuous. Class labels must be discrete (ints, strings or "
             "integral floats); for a continuous target use a regressor."
         )
+    classes, codes = np.unique(y, return_inverse=True)
+    if classes.shape[0] < min_classes:
+        raise ValueError(
+            f"y has {classes.shape[0]} class(es) ({classes[:5].tolist()}), but at least "
+            f"{min_classes} classes are needed. Pass labels from at least {min_classes} classes."
+        )
+    return classes, codes.astype(np.int64).ravel()
 
 
 def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):

@@ -288,3 +288,11 @@ def test_symmetric_self_query_kernel_matches_reference(rng, dtype, rtol):
         np.testing.assert_allclose(dist, ref_d, rtol=rtol, atol=rtol)
         assert ind[3, 0] == 700 and dist[3, 0] == 0.0
     np.testing.assert_array_equal(results[0][0], results[1][0])
+
+
+def test_single_class_and_continuous_labels():
+    X = np.random.default_rng(0).standard_normal((10, 2))
+    with pytest.raises(ValueError, match=r"y has 1 class\(es\) \(\[7\]\), but at least 2"):
+        KNeighborsClassifier(n_neighbors=3).fit(X, np.full(10, 7))
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        KNeighborsClassifier(n_neighbors=3).fit(X, np.linspace(0, 1, 10))

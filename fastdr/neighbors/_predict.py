@@ -91,9 +91,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         """
         _check_weights(self.weights)
         X, y = check_X_y(X, y)
-        check_classification_targets(y)
-        self.classes_, self._y_codes = np.unique(y, return_inverse=True)
-        self._y_codes = self._y_codes.astype(np.int64).ravel()
+        self.classes_, self._y_codes = check_classification_targets(y)
         self._fit_neighbors(X)
         return self
 
