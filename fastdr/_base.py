@@ -5,6 +5,7 @@ the signature, so ``sklearn.base.clone``, ``Pipeline`` and ``GridSearchCV`` work
 produced lazily (scikit-learn is imported only when scikit-learn itself asks for them).
 """
 
+import functools
 import inspect
 
 import numpy as np
@@ -133,6 +134,12 @@ class TransformerMixin:
 
     _estimator_type = "transformer"
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for method in ("transform", "fit_transform"):
+            if method in cls.__dict__:
+                setattr(cls, method, _wrapped_output(cls.__dict__[method]))
+
     def _fastdr_tags(self):
         return {"transformer_tags": _lazy_transformer_tags()}
 
@@ -196,8 +203,20 @@ class TransformerMixin:
             return Z
         import pandas as pd
 
+        if isinstance(Z, pd.DataFrame):
+            return Z
         index = getattr(X, "index", None)
         return pd.DataFrame(Z, columns=self.get_feature_names_out(), index=index)
+
+
+def _wrapped_output(method):
+    """Make ``transform``-like methods honour ``set_output``."""
+
+    @functools.wraps(method)
+    def wrapper(self, X, *args, **kwargs):
+        return self._wrap_output(method(self, X, *args, **kwargs), X)
+
+    return wrapper
 
 
 def _lazy_transformer_tags():

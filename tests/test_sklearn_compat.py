@@ -1,0 +1,68 @@
+"""scikit-learn compatibility: estimator checks, Pipeline, clone, GridSearchCV, pickle, pandas."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from .estimators import PARAMS, fit_output, make_estimator, public_estimators, small_data
+
+ESTIMATORS = [make_estimator(name) for name, _ in public_estimators()]
+
+
+def _expected_failures(estimator):
+    """Checks that cannot apply, as each estimator lists them (with the reason)."""
+    return dict(getattr(estimator, "_sklearn_check_exemptions", {}))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("name", list(PARAMS))
+def test_clone_pickle_and_pipeline(name):
+    if name not in dict(public_estimators()):
+        pytest.fail(f"{name} is not exported by fastdr")
+    X, y = small_data()
+    est = make_estimator(name)
+    twin = clone(est)
+    assert twin.get_params() == est.get_params() or repr(twin) == repr(est)
+    out = fit_output(est, X, y)
+    restored = pickle.loads(pickle.dumps(est))
+    kind = getattr(est, "_estimator_type", None)
+    if kind in ("classifier", "regressor"):
+        np.testing.assert_array_equal(restored.predict(X), est.predict(X))
+    elif hasattr(est, "transform"):
+        np.testing.assert_array_equal(restored.transform(X), est.transform(X))
+        pipe = make_pipeline(make_estimator(name), make_estimator("KNeighborsClassifier"))
+        assert pipe.fit(X, y).score(X, y) > 0.5
+    else:
+        np.testing.assert_array_equal(restored.kneighbors()[1], out)
+
+
+def test_grid_search_over_fastdr_parameters():
+    X, y = small_data(m=120)
+    search = GridSearchCV(make_estimator("KNeighborsClassifier"),
+                          {"n_neighbors": [1, 3, 5], "weights": ["uniform", "distance"]}, cv=3)
+    search.fit(X, y)
+    assert search.best_params_["n_neighbors"] in (1, 3, 5)
+    if "PCA" in dict(public_estimators()):
+        pipe = make_pipeline(make_estimator("PCA"), make_estimator("KNeighborsClassifier"))
+        GridSearchCV(pipe, {"pca__n_components": [1, 2]}, cv=3).fit(X, y)
+
+
+@pytest.mark.parametrize("name", [n for n, c in public_estimators() if hasattr(c, "transform")])
+def test_set_output_pandas(name):
+    pd = pytest.importorskip("pandas")
+    X, y = small_data()
+    est = make_estimator(name).set_output(transform="pandas")
+    est.fit(X, y)
+    out = est.transform(pd.DataFrame(X))
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(est.get_feature_names_out())
