@@ -86,6 +86,11 @@ def _kernel_signature_count():
     return total
 
 
+NO_JIT = pytest.mark.skipif(numba.config.DISABLE_JIT,
+                            reason="compilation is switched off (NUMBA_DISABLE_JIT=1)")
+
+
+@NO_JIT
 def test_repeated_fits_do_not_recompile():
     X, y = small_data()
     for name in NAMES:
@@ -100,6 +105,7 @@ def test_repeated_fits_do_not_recompile():
     assert _kernel_signature_count() == before
 
 
+@NO_JIT
 def test_import_compiles_nothing_and_is_fast():
     code = (
         "import time, sys\n"
