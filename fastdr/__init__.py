@@ -36,10 +36,29 @@ _EXPORTS = {
     "MMC_Supervised": "fastdr.metric_learning",
 }
 
-__all__ = sorted(
-    [*_EXPORTS, "ConvergenceWarning", "DataConversionWarning", "MemoryBudgetError",
-     "NotFittedError"]
-)
+__all__ = [
+    "ClassicalMDS",
+    "ConvergenceWarning",
+    "DataConversionWarning",
+    "Isomap",
+    "KNeighborsClassifier",
+    "KNeighborsRegressor",
+    "KernelPCA",
+    "LinearDiscriminantAnalysis",
+    "LocallyLinearEmbedding",
+    "MMC",
+    "MMC_Supervised",
+    "Mahalanobis",
+    "MemoryBudgetError",
+    "NearestNeighbors",
+    "NeighborhoodComponentsAnalysis",
+    "NotFittedError",
+    "PCA",
+    "kneighbors_graph",
+    "locally_linear_embedding",
+    "pairwise_distances",
+    "radius_neighbors_graph",
+]
 
 
 def __getattr__(name):

@@ -1,0 +1,329 @@
+"""Locally linear embedding (Roweis & Saul, 2000): neighbours -> weights -> sparse M -> bottom
+eigenvectors.
+
+Each point is written as an affine combination of its k nearest neighbours (the barycentric
+weights W, rows summing to 1, found by one regularised k x k solve per point); the embedding
+is the set of ``n_components`` bottom eigenvectors of ``M = (I - W)^T (I - W)`` after the
+constant one (eigenvalue 0, because ``(I - W) 1 = 0``). See :mod:`fastdr._kernels.lle` for the
+layout of W and the race-free assembly of M.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse
+from scipy.sparse.csgraph import connected_components
+
+from .._base import BaseEstimator, TransformerMixin
+from .._eigen import choose_solver, symmetric_eigenpairs
+from .._kernels import lle as lle_kernels
+from .._parallel import parallel_section
+from .._validation import (
+    check_array,
+    check_dense_allocation,
+    check_is_fitted,
+    check_n_features,
+    check_option,
+    check_random_state,
+    check_scalar,
+)
+from ..neighbors import NearestNeighbors
+
+EIGEN_SOLVERS = ("auto", "arpack", "dense")
+_WEIGHT_BLOCK = 256
+
+
+def barycenter_weights(Q, T, indices, reg, n_jobs):
+    """Barycentric weights of each row of Q from its neighbours ``T[indices]`` (float64).
+
+    Parameters
+    ----------
+    Q : ndarray of shape (q, d)
+    T : ndarray of shape (n, d), same dtype as Q
+    indices : ndarray of shape (q, k), int64
+    reg : float
+    n_jobs : int or None
+
+    Returns
+    -------
+    weights : ndarray of shape (q, k)
+        Row i reconstructs ``Q[i]`` from ``T[indices[i]]`` and sums to 1.
+    n_retried : int
+        Rows whose regularised local Gram matrix still had to be regularised further.
+    """
+    q, k = indices.shape
+    weights = np.empty((q, k), dtype=np.float64)
+    retries = np.empty(q, dtype=np.int64)
+    with parallel_section(n_jobs):
+        lle_kernels.barycenter_weights(Q, T, indices, float(reg), _WEIGHT_BLOCK, weights,
+                                       retries)
+    return weights, int(np.count_nonzero(retries))
+
+
+def lle_matrix(weights, indices, n_jobs):
+    """The sparse matrix ``M = (I - W)^T (I - W)`` from the row layout of W.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (m, k), float64
+        Row i holds the weights reconstructing point i.
+    indices : ndarray of shape (m, k), int64
+        Neighbours of each point (never the point itself).
+    n_jobs : int or None
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (m, m)
+        Symmetric (bitwise), columns sorted in each row, int32 indices when they fit.
+    """
+    m = indices.shape[0]
+    ptr, point, slot = lle_kernels.reverse_lists(indices)
+    with parallel_section(n_jobs) as threads:
+        n_blocks = max(1, min(m, 4 * threads))
+        counts = lle_kernels.m_row_counts(indices, ptr, point, n_blocks)
+        indptr = np.empty(m + 1, dtype=np.int64)
+        indptr[0] = 0
+        np.cumsum(counts, out=indptr[1:])
+        nnz = int(indptr[-1])
+        index_dtype = np.int32 if max(nnz, m) < np.iinfo(np.int32).max else np.int64
+        out_indices = np.empty(nnz, dtype=index_dtype)
+        out_data = np.empty(nnz, dtype=np.float64)
+        lle_kernels.m_fill(weights, indices, ptr, point, slot, n_blocks, indptr, out_indices,
+                           out_data)
+    M = scipy.sparse.csr_matrix((out_data, out_indices, indptr.astype(index_dtype)),
+                                shape=(m, m), copy=False)
+    M.has_sorted_indices = True
+    return M
+
+
+class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
+    """Locally linear embedding (standard method) with numba kernels.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        Neighbours per point, found by index (a duplicate of a point is a neighbour, the point
+        itself is not). Must be smaller than the number of samples.
+    n_components : int, default=2
+        Embedding dimension; must be smaller than ``n_neighbors``.
+    reg : float, default=1e-3
+        Regularisation of each local Gram matrix C: ``reg * trace(C)`` is added to its
+        diagonal (``reg`` itself when the trace is 0, i.e. all neighbours coincide with the
+        point). It keeps the weights finite when ``n_neighbors`` exceeds the intrinsic
+        dimension.
+    eigen_solver : {"auto", "arpack", "dense"}, default="auto"
+        ``"dense"``: LAPACK on the dense m x m matrix (announced to the memory budget).
+        ``"arpack"``: shift-invert Lanczos around 0 on the sparse matrix (one sparse LU; if
+        M cannot be factored, a slightly shifted factorisation or LOBPCG is used, with a
+        warning). ``"auto"`` follows :func:`fastdr._eigen.choose_solver` (dense only for very
+        small m).
+    tol : float, default=1e-6
+        ARPACK convergence tolerance.
+    max_iter : int or None, default=None
+        ARPACK iteration cap (None: ARPACK's default).
+    random_state : int, RandomState or None
+        Seeds ARPACK's starting vector.
+    n_jobs : int or None
+        Threads for this call only; None means all cores.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        Orthonormal columns (the bottom eigenvectors of M after the constant one), with
+        deterministic signs; float32 for float32 input.
+    reconstruction_error_ : float
+        Sum of the eigenvalues of the kept eigenvectors, ``trace(Y^T M Y)``.
+    n_features_in_ : int
+    nbrs_ : NearestNeighbors
+        The fitted neighbour search over the training points (used by :meth:`transform`).
+
+    Notes
+    -----
+    Time: exact k-NN, then O(m (k^2 d + k^3)) for the weights, O(m k^2) for M, then one
+    sparse LU and a few dozen triangular solves (ARPACK) or O(m^3) dense. Memory O(m k^2)
+    beyond the factorisation. The output does not depend on ``n_jobs``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastdr import LocallyLinearEmbedding
+    >>> t = np.linspace(0, 3, 60)
+    >>> X = np.c_[np.cos(t), np.sin(t), 0.1 * t]
+    >>> Y = LocallyLinearEmbedding(n_neighbors=6, n_components=1).fit_transform(X)
+    >>> Y.shape
+    (60, 1)
+    """
+
+    def __init__(self, *, n_neighbors=5, n_components=2, reg=1e-3, eigen_solver="auto",
+                 tol=1e-6, max_iter=None, random_state=None, n_jobs=None):
+        self.n_neighbors = n_neighbors
+        self.n_components = n_components
+        self.reg = reg
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self):
+        check_scalar(self.n_neighbors, "n_neighbors", "int", min_value=1)
+        check_scalar(self.n_components, "n_components", "int", min_value=1)
+        if self.n_components >= self.n_neighbors:
+            raise ValueError(
+                f"n_components={self.n_components} must be smaller than "
+                f"n_neighbors={self.n_neighbors}: the local weights of a point span at most "
+                f"n_neighbors - 1 directions. Use n_neighbors >= {self.n_components + 1} or "
+                "fewer components."
+            )
+        check_scalar(self.reg, "reg", "real", min_value=0)
+        check_option(self.eigen_solver, "eigen_solver", EIGEN_SOLVERS)
+        check_scalar(self.tol, "tol", "real", min_value=0)
+        check_scalar(self.max_iter, "max_iter", "int", min_value=1, allow_none=True)
+        check_random_state(self.random_state)
+
+    def fit(self, X, y=None):
+        """Compute the embedding of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X = check_array(X)
+        m = X.shape[0]
+        k = self.n_neighbors
+        if k >= m:
+            fix = (f"Use n_neighbors <= {m - 1} or pass more samples."
+                   if m - 1 > self.n_components else
+                   f"Pass at least {self.n_components + 2} samples.")
+            raise ValueError(
+                f"n_neighbors={k} must be smaller than the number of samples, n_samples={m}, "
+                f"because each point is reconstructed from other points. {fix}"
+            )
+        n_pairs = self.n_components + 1
+        solver = self.eigen_solver
+        if solver == "auto":
+            solver = choose_solver(m, n_pairs, sparse=True)
+        if solver == "dense":
+            check_dense_allocation(
+                (m, m), np.float64, what="The dense LLE matrix M",
+                alternative="Use eigen_solver='arpack', which keeps M sparse.")
+
+        nbrs = NearestNeighbors(n_neighbors=k, n_jobs=self.n_jobs).fit(X)
+        indices = nbrs.kneighbors(return_distance=False)
+        _warn_if_disconnected(indices)
+        weights, n_retried = barycenter_weights(X, X, indices, self.reg, self.n_jobs)
+        _warn_if_retried(n_retried, m, self.reg)
+        M = lle_matrix(weights, indices, self.n_jobs)
+
+        values, vectors = symmetric_eigenpairs(
+            M, n_pairs, largest=False, solver=solver, tol=self.tol, max_iter=self.max_iter,
+            random_state=self.random_state)
+        self.embedding_ = np.ascontiguousarray(vectors[:, 1:], dtype=X.dtype)
+        self.reconstruction_error_ = float(np.sum(values[1:]))
+        self.n_features_in_ = X.shape[1]
+        self.nbrs_ = nbrs
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit to X and return ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        return self._wrap_output(self.fit(X).embedding_, X)
+
+    def transform(self, X):
+        """Embed new samples by their barycentric weights on the training points.
+
+        Each sample's ``n_neighbors`` nearest training points are found, the regularised
+        weights reconstructing it from them are computed as in ``fit``, and its embedding is
+        the same weighted sum of the neighbours' ``embedding_`` rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_components)
+        """
+        check_is_fitted(self, "embedding_")
+        Q = check_array(X)
+        check_n_features(self, Q, "transform")
+        T = self.nbrs_._fit_X
+        Q = Q.astype(T.dtype, copy=False)
+        indices = self.nbrs_.kneighbors(Q, return_distance=False)
+        weights, n_retried = barycenter_weights(Q, T, indices, self.reg, self.n_jobs)
+        _warn_if_retried(n_retried, Q.shape[0], self.reg)
+        with parallel_section(self.n_jobs):
+            Z = lle_kernels.weighted_rows(weights, indices, self.embedding_)
+        return self._wrap_output(Z.astype(self.embedding_.dtype, copy=False), X)
+
+
+def locally_linear_embedding(X, *, n_neighbors, n_components, reg=1e-3, eigen_solver="auto",
+                             tol=1e-6, max_iter=None, random_state=None, n_jobs=None):
+    """Locally linear embedding of X (standard method).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_neighbors : int
+    n_components : int
+    reg : float, default=1e-3
+    eigen_solver : {"auto", "arpack", "dense"}, default="auto"
+    tol : float, default=1e-6
+    max_iter : int or None, default=None
+    random_state : int, RandomState or None
+    n_jobs : int or None
+
+    See :class:`LocallyLinearEmbedding` for the parameters.
+
+    Returns
+    -------
+    embedding : ndarray of shape (n_samples, n_components)
+    reconstruction_error : float
+    """
+    est = LocallyLinearEmbedding(
+        n_neighbors=n_neighbors, n_components=n_components, reg=reg, eigen_solver=eigen_solver,
+        tol=tol, max_iter=max_iter, random_state=random_state, n_jobs=n_jobs).fit(X)
+    return est.embedding_, est.reconstruction_error_
+
+
+def _warn_if_disconnected(indices):
+    m, k = indices.shape
+    graph = scipy.sparse.csr_matrix(
+        (np.ones(m * k, dtype=np.int8), indices.ravel(), np.arange(0, m * k + 1, k)),
+        shape=(m, m))
+    n_parts, _ = connected_components(graph, directed=True, connection="weak")
+    if n_parts > 1:
+        warnings.warn(
+            f"The {k}-nearest-neighbour graph has {n_parts} connected components, so M has "
+            f"{n_parts} null vectors and the embedding mixes indicator vectors of the "
+            "components with the geometry. Increase n_neighbors (or remove isolated groups "
+            "of duplicate points).",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+def _warn_if_retried(n_retried, m, reg):
+    if n_retried:
+        warnings.warn(
+            f"{n_retried} of {m} local Gram matrices were singular even after adding "
+            f"reg * trace with reg={reg!r}; extra regularisation was added to them. "
+            "Increase reg (the default is 1e-3).",
+            RuntimeWarning,
+            stacklevel=3,
+        )
