@@ -14,6 +14,9 @@ terminates a child forked after a parallel launch. fastdr makes both safe:
   numba for its ``"forksafe"`` layer set (TBB if installed, else a non-GNU OpenMP, else
   workqueue), so ``multiprocessing`` with ``fork`` works after fastdr has run.
 
+Inside a section scipy's OpenBLAS (the BLAS numba's ``np.dot`` calls) runs single-threaded,
+so GEMM calls made by numba threads do not each start more threads (see ``_blas.py``).
+
 The lock is re-created in a forked child, so a fork taken while another thread held it
 cannot deadlock the child.
 """
@@ -23,6 +26,8 @@ import threading
 from contextlib import contextmanager
 
 import numba
+
+from ._blas import single_threaded_blas
 
 _LAUNCH_LOCK = threading.RLock()
 
@@ -95,6 +100,7 @@ def parallel_section(n_jobs):
         previous = numba.get_num_threads()
         numba.set_num_threads(threads)
         try:
-            yield threads
+            with single_threaded_blas():
+                yield threads
         finally:
             numba.set_num_threads(previous)
