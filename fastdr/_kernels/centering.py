@@ -29,7 +29,10 @@ def double_centre_inplace(A, square, scale):
                 A[i, j] = v
             acc += v
         row_means[i] = acc / m
-    grand = row_means.mean()
+    grand = 0.0  # a serial sum: an array reduction here would be split across threads
+    for i in range(m):
+        grand += row_means[i]
+    grand /= m
     for i in prange(m):
         ri = row_means[i]
         for j in range(m):
