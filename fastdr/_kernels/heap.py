@@ -26,6 +26,27 @@ def heap_init(dist, idx):
     idx[...] = INDEX_SENTINEL
 
 
+@njit(cache=True, inline="always")
+def _sift_down(dist, idx, size, d, i):
+    """Place (d, i) at the root of the heap dist[:size] and sift it down. O(log size)."""
+    pos = 0
+    while True:
+        left = 2 * pos + 1
+        if left >= size:
+            break
+        right = left + 1
+        child = left
+        if right < size and _worse(dist[right], idx[right], dist[left], idx[left]):
+            child = right
+        if not _worse(dist[child], idx[child], d, i):
+            break
+        dist[pos] = dist[child]
+        idx[pos] = idx[child]
+        pos = child
+    dist[pos] = d
+    idx[pos] = i
+
+
 @njit(cache=True)
 def heap_push(dist, idx, d, i):
     """Offer candidate (d, i) to the bounded max-heap (dist, idx). O(log k).
@@ -35,51 +56,18 @@ def heap_push(dist, idx, d, i):
     bool
         True when the candidate entered the heap.
     """
-    k = dist.shape[0]
     if not _worse(dist[0], idx[0], d, i):
         return False
-    pos = 0
-    while True:
-        left = 2 * pos + 1
-        if left >= k:
-            break
-        right = left + 1
-        child = left
-        if right < k and _worse(dist[right], idx[right], dist[left], idx[left]):
-            child = right
-        if not _worse(dist[child], idx[child], d, i):
-            break
-        dist[pos] = dist[child]
-        idx[pos] = idx[child]
-        pos = child
-    dist[pos] = d
-    idx[pos] = i
+    _sift_down(dist, idx, dist.shape[0], d, i)
     return True
 
 
 @njit(cache=True)
 def heap_sort(dist, idx):
     """Sort a heap in place, ascending by (distance, index). O(k log k)."""
-    k = dist.shape[0]
-    for end in range(k - 1, 0, -1):
+    for end in range(dist.shape[0] - 1, 0, -1):
         d = dist[end]
         i = idx[end]
         dist[end] = dist[0]
         idx[end] = idx[0]
-        # sift (d, i) down from the root within [0, end)
-        pos = 0
-        while True:
-            left = 2 * pos + 1
-            if left >= end:
-                break
-            right = left + 1
-            child = left
-            if right < end and _worse(dist[right], idx[right], dist[left], idx[left]):
-                child = right
-            if not _worse(dist[child], idx[child], d, i):
-                break
-            dist[pos] = dist[child]
-            idx[pos] = idx[child]
-            pos = child
-        dist[pos] = d
-        idx[pos] = i
+        _sift_down(dist, idx, end, d, i)
