@@ -1,0 +1,117 @@
+"""Sums over index pairs for MMC (Xing et al., 2002): never an n x d x d array.
+
+A pair k joins rows ``a[k]`` and ``b[k]`` of X; ``v_k = x_a - x_b``. The kernels split the
+pairs into a fixed number of chunks (independent of the thread count), gather each chunk's
+differences into a small buffer and hand it to BLAS; partial sums are merged serially in
+chunk order, so results do not depend on the number of threads.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+_CHUNK = 256  # pairs gathered per BLAS call
+
+
+@njit(cache=True)
+def _gather_differences(X, a, b, start, stop, squared, out):
+    """Rows ``v_k`` (or ``v_k ** 2`` elementwise) for pairs start..stop into ``out``. O(n d)."""
+    d = X.shape[1]
+    for t in range(stop - start):
+        k = start + t
+        for f in range(d):
+            diff = X[a[k], f] - X[b[k], f]
+            out[t, f] = diff * diff if squared else diff
+
+
+@njit(cache=True, parallel=True)
+def pair_outer_sum(X, a, b, weights, squared):
+    """``sum_k weights[k] u_k u_k^T`` with ``u_k = v_k`` (or ``v_k ** 2`` when ``squared``).
+
+    The must-link scatter, the gradient of the cannot-link distance sum and the diagonal
+    solver's Hessian are all this sum. Time O(n d^2), memory O(n_chunks d^2 + chunk d).
+
+    Returns
+    -------
+    ndarray of shape (d, d)
+    """
+    n = a.shape[0]
+    d = X.shape[1]
+    n_chunks = (n + _CHUNK - 1) // _CHUNK
+    partial = np.zeros((n_chunks, d, d))
+    for c in prange(n_chunks):
+        start = c * _CHUNK
+        stop = min(n, start + _CHUNK)
+        diffs = np.empty((stop - start, d))
+        _gather_differences(X, a, b, start, stop, squared, diffs)
+        scaled = np.empty((stop - start, d))
+        for t in range(stop - start):
+            for f in range(d):
+                scaled[t, f] = weights[start + t] * diffs[t, f]
+        partial[c] = np.dot(diffs.T, scaled)
+    out = np.zeros((d, d))
+    for c in range(n_chunks):
+        out += partial[c]
+    return 0.5 * (out + out.T)
+
+
+@njit(cache=True, parallel=True)
+def pair_quadratic_forms(X, a, b, M):
+    """``q_k = v_k^T M v_k`` for every pair (squared Mahalanobis distances). O(n d^2)."""
+    n = a.shape[0]
+    d = X.shape[1]
+    out = np.empty(n)
+    n_chunks = (n + _CHUNK - 1) // _CHUNK
+    for c in prange(n_chunks):
+        start = c * _CHUNK
+        stop = min(n, start + _CHUNK)
+        diffs = np.empty((stop - start, d))
+        _gather_differences(X, a, b, start, stop, False, diffs)
+        mapped = np.dot(diffs, M)
+        for t in range(stop - start):
+            acc = 0.0
+            for f in range(d):
+                acc += mapped[t, f] * diffs[t, f]
+            out[start + t] = acc
+    return out
+
+
+@njit(cache=True)
+def pair_diagonal_forms(X, a, b, w):
+    """``q_k = sum_f w_f v_kf^2`` for every pair (diagonal M = diag(w)). O(n d), serial.
+
+    Memory-bound and light: threads would not pay for their start-up (and compile time).
+    """
+    n = a.shape[0]
+    d = X.shape[1]
+    out = np.empty(n)
+    for k in range(n):
+        acc = 0.0
+        for f in range(d):
+            diff = X[a[k], f] - X[b[k], f]
+            acc += w[f] * diff * diff
+        out[k] = acc
+    return out
+
+
+@njit(cache=True)
+def pair_squared_sum(X, a, b, weights):
+    """``sum_k weights[k] v_k ** 2`` (elementwise squares), the diagonal solver's gradient.
+
+    Time O(n d), serial (light and memory-bound), summed in chunks of pairs in a fixed order.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+    """
+    n = a.shape[0]
+    d = X.shape[1]
+    out = np.zeros(d)
+    partial = np.empty(d)
+    for start in range(0, n, _CHUNK):
+        partial[:] = 0.0
+        for k in range(start, min(n, start + _CHUNK)):
+            for f in range(d):
+                diff = X[a[k], f] - X[b[k], f]
+                partial[f] += weights[k] * diff * diff
+        out += partial
+    return out

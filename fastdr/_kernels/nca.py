@@ -1,0 +1,252 @@
+"""Neighbourhood Components Analysis: objective and gradient over blocks of rows.
+
+For a linear map ``A`` (r x d) and projected points ``z_i = A x_i``, row ``i`` has the softmax
+``p_ij = exp(-|z_i - z_j|^2) / sum_{k != i} exp(-|z_i - z_k|^2)`` (``p_ii = 0``) and the
+probability ``p_i = sum_{j in C_i} p_ij`` of being classified correctly. The objective is
+``f(A) = sum_i p_i`` and its gradient is
+
+    grad f(A) = -2 A sum_ij w_ij (x_i - x_j)(x_i - x_j)^T,   w_ij = ([j in C_i] - p_i) p_ij,
+
+where the sum is the graph-Laplacian form ``X^T (diag(rowsum W + colsum W) - W - W^T) X``.
+The kernel walks blocks of rows: one GEMM gives the block's projected distances (norm trick on
+centred ``Z``), the row worker turns them into ``W_blk`` in place, and a second GEMM gives
+``X_blk^T (W_blk X)``. Nothing m x m (or m x m x d) is ever held: memory is
+O(block x m + n_chunks x m + m x (r + d)).
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .._config import FASTMATH
+
+_INV_LN2 = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_ROUND_SHIFT = 6755399441055744.0  # 1.5 * 2**52: adding it rounds a double to an integer
+_NO_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)  # all bits of a double but its sign
+_EXP_FLOOR = -708.0  # below this exp() is under 3.3e-308; such terms are set to 0
+# Taylor coefficients 1 / k! of exp
+_C0, _C1, _C2, _C3, _C4, _C5, _C6 = 1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0
+_C7, _C8, _C9 = 1.0 / 5040.0, 1.0 / 40320.0, 1.0 / 362880.0
+_C10, _C11, _C12, _C13 = 1.0 / 3628800.0, 1.0 / 39916800.0, 1.0 / 479001600.0, 1.0 / 6227020800.0
+
+
+@njit(cache=True)
+def exp_shifted(values, shift, out, scratch):
+    """``out[j] = exp(shift - values[j])`` for ``values[j] >= shift``, vectorisable. O(n).
+
+    ``out`` and ``scratch`` are buffers of the same length, distinct from ``values`` (an
+    in-place call would defeat vectorisation: the overlap check would pick the scalar loop).
+
+    Cody-Waite reduction ``x = k ln2 + t`` with ``|t| <= ln2 / 2``, the degree-13 Taylor
+    polynomial of ``exp(t)`` in Estrin's scheme (short dependency chains; relative error
+    below 1e-15), and ``2^k`` built in the exponent bits of ``scratch``. Values below -708
+    give 0. Compiled without fast-math on purpose: the rounding shift must not be
+    re-associated away.
+    """
+    n = values.shape[0]
+    for j in range(n):
+        v = shift - values[j]
+        underflow = v < _EXP_FLOOR
+        v = _EXP_FLOOR if underflow else v
+        shifted = v * _INV_LN2 + _ROUND_SHIFT
+        k = shifted - _ROUND_SHIFT
+        scratch[j] = shifted
+        t = (v - k * _LN2_HI) - k * _LN2_LO
+        t2 = t * t
+        t4 = t2 * t2
+        t8 = t4 * t4
+        low = (_C0 + _C1 * t) + t2 * (_C2 + _C3 * t)
+        mid = (_C4 + _C5 * t) + t2 * (_C6 + _C7 * t)
+        high = (_C8 + _C9 * t) + t2 * (_C10 + _C11 * t)
+        top = _C12 + _C13 * t
+        poly = (low + t4 * mid) + t8 * (high + t4 * top)
+        out[j] = 0.0 if underflow else poly
+    bits = scratch.view(np.int64)
+    for j in range(n):
+        # the low mantissa bits of ``shifted`` hold k (two's complement); move them into
+        # the exponent field of a double equal to 2^k
+        bits[j] = (bits[j] + 1023) << 52
+    for j in range(n):
+        out[j] *= scratch[j]
+
+
+@njit(cache=True, fastmath=set(FASTMATH))
+def _distances_row(gram_row, z_norms, norm_i, i):
+    """Overwrite ``gram_row`` (``z_i . z_j``) with ``|z_i - z_j|^2``; return min over j != i.
+
+    O(m). Distances are clamped at 0, so their bit patterns order like the values and the
+    minimum runs as a vectorisable integer reduction. The diagonal entry (ignored by the
+    caller) first copies another entry so that it never decides the minimum (m >= 2), then
+    holds the minimum.
+    """
+    m = gram_row.shape[0]
+    for j in range(m):
+        value = norm_i + z_norms[j] - 2.0 * gram_row[j]
+        gram_row[j] = value if value > 0.0 else 0.0
+    gram_row[i] = gram_row[i + 1] if i + 1 < m else gram_row[i - 1]
+    bits = gram_row.view(np.int64)
+    smallest = bits[0] & _NO_SIGN
+    for j in range(m):
+        magnitude = bits[j] & _NO_SIGN  # a -0.0 must not pass for the smallest value
+        smallest = magnitude if magnitude < smallest else smallest
+    bits[i] = smallest  # reuse the (ignored) diagonal slot to read the bits as a float
+    return gram_row[i]
+
+
+@njit(cache=True, fastmath=set(FASTMATH))
+def _weights_row(expo, codes, code_i, i, colsum, out):
+    """Turn unnormalised ``exp`` values into ``w_ij``; return ``(p_i, sum_j w_ij)``.
+
+    ``out[j] = ([codes[j] == code_i] - p_i) p_ij`` with ``p_ij = expo[j] / sum`` and
+    ``p_ii = 0``; ``colsum[j] += out[j]``. Branch-free, so both passes vectorise. O(m).
+    """
+    m = expo.shape[0]
+    expo[i] = 0.0
+    total = 0.0
+    same = 0.0
+    for j in range(m):
+        e = expo[j]
+        total += e
+        same += e if codes[j] == code_i else 0.0
+    inv_total = 1.0 / total
+    p_i = same * inv_total
+    row_total = 0.0
+    for j in range(m):
+        indicator = 1.0 if codes[j] == code_i else 0.0
+        w = (indicator - p_i) * (expo[j] * inv_total)
+        out[j] = w
+        colsum[j] += w
+        row_total += w
+    return p_i, row_total
+
+
+@njit(cache=True)
+def _block_weights(gram, rows_blk, z_norms, codes, colsum, rowsum, expo, scratch):
+    """Turn a block of Gram rows into the rows of W in place; return the block's sum of p_i.
+
+    O(block x m); scratch buffers of length m.
+    """
+    objective = 0.0
+    for t in range(rows_blk.shape[0]):
+        i = rows_blk[t]
+        row = gram[t]
+        smallest = _distances_row(row, z_norms, z_norms[i], i)
+        exp_shifted(row, smallest, expo, scratch)
+        p_i, row_total = _weights_row(expo, codes, codes[i], i, colsum, row)
+        objective += p_i
+        rowsum[i] = row_total
+    return objective
+
+
+@njit(cache=True)
+def _centred_projection(X, A):
+    """``Z = X A^T`` centred on its mean (distances do not change), with row norms. O(m r d)."""
+    m = X.shape[0]
+    r = A.shape[0]
+    Z = np.dot(X, np.ascontiguousarray(A.T))
+    centre = np.zeros(r)
+    for i in range(m):
+        for f in range(r):
+            centre[f] += Z[i, f]
+    for f in range(r):
+        centre[f] /= m
+    z_norms = np.empty(m)
+    for i in range(m):
+        acc = 0.0
+        for f in range(r):
+            Z[i, f] -= centre[f]
+            acc += Z[i, f] * Z[i, f]
+        z_norms[i] = acc
+    return Z, z_norms
+
+
+@njit(cache=True)
+def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, first, last, colsum, rowsum, S):
+    """Row blocks ``first..last``: add ``X_blk^T (W_blk X)`` into S and colsum W into colsum.
+
+    Writes ``rowsum[i]`` for the chunk's rows; returns the chunk's sum of p_i.
+    Time O(n_rows m (r + d)), memory O(block m).
+    """
+    m, d = X.shape
+    r = Z.shape[1]
+    n_rows = rows.shape[0]
+    gram = np.empty((block, m))
+    Z_blk = np.empty((block, r))
+    X_blk = np.empty((block, d))
+    expo = np.empty(m)
+    scratch = np.empty(m)
+    objective = 0.0
+    for b in range(first, last):
+        start = b * block
+        stop = min(n_rows, start + block)
+        nb = stop - start
+        rows_blk = rows[start:stop]
+        for t in range(nb):
+            i = rows_blk[t]
+            for f in range(r):
+                Z_blk[t, f] = Z[i, f]
+            for f in range(d):
+                X_blk[t, f] = X[i, f]
+        block_gram = gram[:nb]
+        np.dot(Z_blk[:nb], ZT, block_gram)
+        objective += _block_weights(block_gram, rows_blk, z_norms, codes, colsum, rowsum,
+                                    expo, scratch)
+        S += np.dot(X_blk[:nb].T, np.dot(block_gram, X))
+    return objective
+
+
+@njit(cache=True, parallel=True)
+def _all_chunks(X, Z, ZT, z_norms, codes, rows, block, colsums, rowsum, partial_S,
+                partial_obj):
+    """Run :func:`_chunk_sums` for each chunk in parallel; chunk c writes only its partials."""
+    n_chunks = colsums.shape[0]
+    n_blocks = (rows.shape[0] + block - 1) // block
+    for c in prange(n_chunks):
+        first = c * n_blocks // n_chunks
+        last = (c + 1) * n_blocks // n_chunks
+        partial_obj[c] = _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, first, last,
+                                     colsums[c], rowsum, partial_S[c])
+
+
+@njit(cache=True)
+def nca_objective_gradient(X, A, codes, rows, block, n_chunks):
+    """NCA objective ``sum_{i in rows} p_i`` and its gradient with respect to ``A``.
+
+    The row blocks form ``n_chunks`` fixed chunks processed in parallel (each writes only its
+    own partial sums, merged serially in chunk order, so the result does not depend on the
+    thread count). ``rows`` selects the rows i of the objective (all rows for the full
+    objective, a mini-batch for SGD); the softmax of each row always runs over all m points.
+
+    Time O(|rows| m (r + d) + m d^2), memory O(n_chunks (block + 1) m + m (r + d) + d^2).
+
+    Returns
+    -------
+    objective : float
+    gradient : ndarray of shape (r, d)
+    """
+    m, d = X.shape
+    Z, z_norms = _centred_projection(X, A)
+    ZT = np.ascontiguousarray(Z.T)
+    colsums = np.zeros((n_chunks, m))
+    partial_S = np.zeros((n_chunks, d, d))
+    partial_obj = np.zeros(n_chunks)
+    rowsum = np.zeros(m)
+    _all_chunks(X, Z, ZT, z_norms, codes, rows, block, colsums, rowsum, partial_S,
+                partial_obj)
+
+    objective = 0.0
+    S = np.zeros((d, d))
+    degree = rowsum.copy()
+    for c in range(n_chunks):
+        objective += partial_obj[c]
+        S += partial_S[c]
+        for j in range(m):
+            degree[j] += colsums[c, j]
+    X_weighted = np.empty((m, d))
+    for i in range(m):
+        for f in range(d):
+            X_weighted[i, f] = X[i, f] * degree[i]
+    H = np.dot(X_weighted.T, X) - S - S.T
+    gradient = -2.0 * np.dot(A, H)
+    return objective, gradient

@@ -1,0 +1,123 @@
+"""What every Mahalanobis metric shares: ``M = P^T P``, ``transform``, ``pairwise``."""
+
+import numpy as np
+
+from .._base import TransformerMixin
+from .._eigen import fix_signs
+from .._metric import apply_linear_map
+from .._validation import check_array, check_is_fitted, check_n_features
+
+
+class MahalanobisMixin(TransformerMixin):
+    """A metric ``d(x, y) = sqrt((x - y)^T M (x - y))`` with ``M = P^T P``.
+
+    The class defines ``components_`` (P, of shape (r, d)); ``transform`` maps X to
+    ``X P^T``, so Euclidean geometry on the transformed data is the Mahalanobis geometry on
+    X. Any fitted instance plugs into fastdr's neighbours as ``metric=instance``.
+    """
+
+    def get_mahalanobis_matrix(self):
+        """The Mahalanobis matrix ``M = P^T P``.
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+            Symmetric positive semidefinite, float64.
+        """
+        check_is_fitted(self, "components_")
+        P = np.asarray(self.components_, dtype=np.float64)
+        return P.T @ P
+
+    def transform(self, X):
+        """Map X into the metric space: ``X P^T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, r)
+            In X's dtype (float32 stays float32); r is the number of rows of
+            ``components_``.
+        """
+        check_is_fitted(self, "components_")
+        X_arr = check_array(X)
+        check_n_features(self, X_arr, "transform")
+        return self._wrap_output(apply_linear_map(X_arr, self.components_), X)
+
+    def pairwise(self, X, Y=None, *, n_jobs=None):
+        """Mahalanobis distances between the rows of X and of Y (or of X).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        Y : array-like of shape (n, n_features) or None
+        n_jobs : int or None
+            Threads for this call only.
+
+        Returns
+        -------
+        ndarray of shape (m, n)
+            In X's dtype; exactly 0 on the diagonal when Y is None.
+
+        Raises
+        ------
+        fastdr.MemoryBudgetError
+            When the m x n result would not fit in the memory budget.
+        """
+        from ..pairwise import pairwise_distances
+
+        check_is_fitted(self, "components_")
+        X_arr = check_array(X)
+        check_n_features(self, X_arr, "pairwise")
+        if Y is not None:
+            Y = check_array(Y, name="Y")
+            check_n_features(self, Y, "pairwise")
+        return pairwise_distances(X_arr, Y, metric=self, n_jobs=n_jobs)
+
+
+def components_from_psd(M, n_components=None):
+    """Factor a symmetric PSD matrix as ``M = P^T P`` with P's rows by decreasing weight.
+
+    Parameters
+    ----------
+    M : ndarray of shape (d, d)
+        Symmetric positive semidefinite (negative round-off eigenvalues are clipped).
+    n_components : int or None
+        Keep the top ``n_components`` rows (the best rank-r approximation of M); None keeps
+        all d rows, zero rows included, so ``transform`` always returns d columns.
+
+    Returns
+    -------
+    ndarray of shape (r, d)
+        Row k is ``sqrt(lambda_k) v_k^T``; each eigenvector's largest entry is positive.
+    """
+    values, vectors = np.linalg.eigh(0.5 * (M + M.T))
+    order = np.argsort(-values, kind="stable")
+    values = np.maximum(values[order], 0.0)
+    vectors = fix_signs(np.ascontiguousarray(vectors[:, order]))
+    if n_components is not None:
+        values = values[:n_components]
+        vectors = vectors[:, :n_components]
+    return np.ascontiguousarray(np.sqrt(values)[:, None] * vectors.T)
+
+
+def project_psd(M):
+    """Nearest symmetric positive semidefinite matrix in Frobenius norm (eigh, clip).
+
+    Parameters
+    ----------
+    M : ndarray of shape (d, d)
+
+    Returns
+    -------
+    ndarray of shape (d, d)
+        ``V max(Lambda, 0) V^T`` for the eigendecomposition of ``(M + M^T) / 2``; exactly
+        symmetric.
+    """
+    values, vectors = np.linalg.eigh(0.5 * (M + M.T))
+    positive = values > 0
+    V = vectors[:, positive]
+    out = (V * values[positive]) @ V.T
+    return 0.5 * (out + out.T)

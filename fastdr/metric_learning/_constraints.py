@@ -1,0 +1,144 @@
+"""Pair constraints: validating index pairs and labelled pairs, drawing pairs from classes."""
+
+import numpy as np
+
+from .._validation import check_array
+
+
+def check_index_pairs(pairs, n_samples, name):
+    """Validate an (n, 2) array of row indices into X; return ``(first, second)`` int64.
+
+    Raises
+    ------
+    ValueError
+        For an empty set, a wrong shape, non-integer entries, or an index outside
+        ``[0, n_samples)``.
+    """
+    arr = np.asarray(pairs)
+    if arr.size == 0:
+        raise ValueError(
+            f"{name} is empty: MMC needs at least one {name.replace('_', '-')} pair. Pass an "
+            f"(n, 2) array of row indices with n >= 1."
+        )
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(
+            f"{name} must be an (n, 2) array of row-index pairs; got shape {arr.shape}."
+        )
+    if arr.dtype.kind not in "iu":
+        raise ValueError(
+            f"{name} must hold integer row indices; got dtype {arr.dtype}. Pass an int array."
+        )
+    low, high = int(arr.min()), int(arr.max())
+    if low < 0 or high >= n_samples:
+        bad = low if low < 0 else high
+        raise ValueError(
+            f"{name} holds the index {bad}, out of range for X with {n_samples} rows; "
+            f"indices must lie in [0, {n_samples - 1}]."
+        )
+    arr = arr.astype(np.int64)
+    return np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
+
+
+def labelled_pairs_to_indices(pairs, y):
+    """Turn a (n, 2, d) array of pairs with labels +1 / -1 into X and index pairs.
+
+    Returns
+    -------
+    X : ndarray of shape (2 n, d)
+        The first points, then the second points.
+    must_link, cannot_link : tuple of two int64 arrays
+        ``(first, second)`` row indices into X.
+    """
+    P = check_array(pairs, name="pairs", ensure_2d=False)
+    if P.ndim != 3 or P.shape[1] != 2 or P.shape[2] < 1:
+        raise ValueError(
+            f"pairs must have shape (n_pairs, 2, n_features); got shape {P.shape}. Pass a 2-D "
+            "X with must_link / cannot_link index pairs instead, or stack the pairs."
+        )
+    if y is None:
+        raise ValueError(
+            "y is required with pairs: pass one label per pair, +1 for a must-link (similar) "
+            "pair and -1 for a cannot-link (dissimilar) pair."
+        )
+    labels = np.asarray(y)
+    if labels.ndim != 1 or labels.shape[0] != P.shape[0]:
+        raise ValueError(
+            f"y must hold one label per pair: expected shape ({P.shape[0]},), got "
+            f"{labels.shape}."
+        )
+    if labels.dtype.kind not in "iuf" or not np.isin(labels, (1, -1)).all():
+        found = np.unique(labels)[:5].tolist() if labels.dtype.kind in "iufb" else labels.dtype
+        raise ValueError(
+            f"y for pairs must hold only +1 (must-link) and -1 (cannot-link); got {found}. "
+            "Map your labels to +1 / -1."
+        )
+    n = P.shape[0]
+    X = np.ascontiguousarray(np.concatenate([P[:, 0], P[:, 1]], axis=0))
+    index = np.arange(n, dtype=np.int64)
+    positive = labels == 1
+    links = []
+    for mask, name in ((positive, "must-link"), (~positive, "cannot-link")):
+        if not mask.any():
+            label = "+1" if name == "must-link" else "-1"
+            raise ValueError(
+                f"No {name} pair: y has no {label} label. MMC needs at least one must-link "
+                "(+1) and one cannot-link (-1) pair."
+            )
+        links.append((index[mask], index[mask] + n))
+    return X, links[0], links[1]
+
+
+def draw_class_pairs(codes, n_pairs, rng):
+    """Draw must-link and cannot-link pairs uniformly from class labels, reproducibly.
+
+    A must-link pair takes a uniform anchor among the points whose class has at least two
+    members and a uniform partner from the rest of that class; a cannot-link pair takes a
+    uniform anchor and a uniform partner from the other classes.
+
+    Parameters
+    ----------
+    codes : ndarray of int64, shape (m,)
+        Class code per row (at least two classes).
+    n_pairs : int
+        Pairs of each kind.
+    rng : numpy RandomState or Generator
+
+    Returns
+    -------
+    must_link, cannot_link : tuple of two int64 arrays
+    """
+    m = codes.shape[0]
+    counts = np.bincount(codes)
+    order = np.argsort(codes, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = np.empty(m, dtype=np.int64)
+    rank[order] = np.arange(m) - starts[codes[order]]
+
+    eligible = np.flatnonzero(counts[codes] >= 2)
+    if eligible.size == 0:
+        raise ValueError(
+            "No class has two or more samples, so no must-link pair can be drawn. Pass at "
+            "least two samples of some class."
+        )
+    anchors = eligible[_integers(rng, 0, eligible.size, n_pairs)]
+    cls = codes[anchors]
+    offset = _integers(rng, 0, counts[cls] - 1, n_pairs)
+    offset = offset + (offset >= rank[anchors])
+    partners = order[starts[cls] + offset]
+    must_link = (anchors.astype(np.int64), partners.astype(np.int64))
+
+    anchors = _integers(rng, 0, m, n_pairs)
+    cls = codes[anchors]
+    position = _integers(rng, 0, m - counts[cls], n_pairs)
+    position = position + counts[cls] * (position >= starts[cls])
+    partners = order[position]
+    cannot_link = (anchors.astype(np.int64), partners.astype(np.int64))
+    return must_link, cannot_link
+
+
+def _integers(rng, low, high, size):
+    """Uniform integers in [low, high) (high may be an array) for RandomState or Generator."""
+    high = np.asarray(high, dtype=np.int64)
+    u = rng.random_sample(size) if hasattr(rng, "random_sample") else rng.random(size)
+    span = high - low
+    return low + np.minimum(np.floor(u * span).astype(np.int64), span - 1)

@@ -1,0 +1,316 @@
+"""MMC, Mahalanobis Metric for Clustering (Xing, Ng, Jordan and Russell, 2002)."""
+
+import contextlib
+import warnings
+
+import numpy as np
+
+from .._base import BaseEstimator
+from .._blas import single_threaded_blas
+from .._kernels import mmc as mmc_kernels
+from .._validation import (
+    check_array,
+    check_classification_targets,
+    check_option,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+)
+from ..exceptions import ConvergenceWarning, compatible
+from ._base import MahalanobisMixin, components_from_psd, project_psd
+from ._constraints import check_index_pairs, draw_class_pairs, labelled_pairs_to_indices
+from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, run_kernel
+from ._progress import IterationLog
+
+INITS = ("identity", "covariance", "random")
+_SMALL_DENSE = 300  # up to this many features, dense d x d linear algebra runs on one thread
+
+
+class MMC(MahalanobisMixin, BaseEstimator):
+    """Mahalanobis Metric for Clustering: learn M from must-link and cannot-link pairs.
+
+    Solves the textbook problem (Xing et al., 2002)
+
+        minimise    sum_{(i, j) in S} d_M(x_i, x_j)^2
+        subject to  sum_{(i, j) in D} d_M(x_i, x_j) >= 1,   M positive semidefinite,
+
+    with S the must-link (similar) and D the cannot-link (dissimilar) pairs and
+    ``d_M(x, y) = sqrt((x - y)^T M (x - y))``. The returned M meets the constraint with
+    equality.
+
+    Parameters
+    ----------
+    diagonal : bool, default=False
+        Learn a diagonal M (feature weights) by Newton steps instead of a full M by
+        projected gradient ascent.
+    n_components : int or None, default=None
+        Keep the top ``n_components`` rows of the factor of M (``transform`` then returns
+        that many columns); None keeps all n_features rows.
+    max_iter : int, default=100
+        Iterations of the solver (gradient steps, or Newton steps); always bounds the run.
+    max_proj : int, default=10000
+        Alternating projections per iteration of the full solver.
+    tol : float, default=1e-3
+        Full solver: stop when the step size relative to ``|M|_F`` falls below ``tol``.
+        Diagonal solver: stop when an iteration changes the objective by less than ``tol``
+        (relative).
+    init : {"identity", "covariance", "random"} or ndarray of shape (d, d), \
+default="identity"
+        Starting M: the identity, the pseudo-inverse of the covariance of X, a random
+        symmetric positive definite matrix, or a given PSD matrix. The diagonal solver
+        starts from its diagonal.
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds ``init="random"``.
+    verbose : int, default=0
+        1 prints one line per iteration with the textbook objective of the current
+        iterate rescaled onto the constraint.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (r, n_features)
+        P with ``P^T P`` the (top-r part of the) learned M; rows by decreasing eigenvalue.
+    objective_ : float
+        ``sum_S d_M^2`` at the learned (full-rank) M.
+    constraint_ : float
+        ``sum_D d_M`` at the learned M (1 up to round-off).
+    n_iter_ : int
+    converged_ : bool
+    n_features_in_ : int
+
+    Notes
+    -----
+    Pairs enter only through sums of outer products and per-pair quadratic forms, computed
+    by numba kernels over chunks of pairs with BLAS: time O(n_pairs d^2) per iteration plus
+    O(d^3) per projection onto the PSD cone; memory O(d^2 + chunk x d), never
+    n_pairs x d x d.
+    """
+
+    def __init__(self, *, diagonal=False, n_components=None, max_iter=100, max_proj=10000,
+                 tol=1e-3, init="identity", random_state=None, verbose=0):
+        self.diagonal = diagonal
+        self.n_components = n_components
+        self.max_iter = max_iter
+        self.max_proj = max_proj
+        self.tol = tol
+        self.init = init
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y=None, *, must_link=None, cannot_link=None):
+        """Learn M from pairs.
+
+        Two input forms:
+
+        * ``fit(X, must_link=..., cannot_link=...)``: X of shape (n_samples, n_features)
+          and two (n, 2) int arrays of row indices;
+        * ``fit(pairs, y)``: pairs of shape (n_pairs, 2, n_features) and one label per pair,
+          +1 for must-link and -1 for cannot-link (metric-learn's convention).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        if np.ndim(X) == 3:
+            if must_link is not None or cannot_link is not None:
+                raise ValueError(
+                    "Pass either pairs of shape (n_pairs, 2, n_features) with labels y, or a "
+                    "2-D X with must_link / cannot_link index pairs, not both."
+                )
+            X, must, cannot = labelled_pairs_to_indices(X, y)
+        else:
+            X = check_array(X, min_samples=2)
+            if must_link is None or cannot_link is None:
+                raise ValueError(
+                    "MMC.fit needs must_link and cannot_link, (n, 2) arrays of row indices "
+                    "into X (or pairs of shape (n_pairs, 2, n_features) with labels y). For "
+                    "class labels use MMC_Supervised."
+                )
+            if y is not None:
+                raise ValueError(
+                    "y is not used with must_link / cannot_link index pairs; pass y=None. "
+                    "For class labels use MMC_Supervised."
+                )
+            must = check_index_pairs(must_link, X.shape[0], "must_link")
+            cannot = check_index_pairs(cannot_link, X.shape[0], "cannot_link")
+        return self._fit_pairs(X, must, cannot, check_random_state(self.random_state))
+
+    def _check_params(self):
+        if not isinstance(self.diagonal, (bool, np.bool_)):
+            raise TypeError(f"diagonal must be True or False; got {self.diagonal!r}.")
+        check_scalar(self.n_components, "n_components", "int", min_value=1, allow_none=True)
+        check_scalar(self.max_iter, "max_iter", "int", min_value=1)
+        check_scalar(self.max_proj, "max_proj", "int", min_value=1)
+        check_scalar(self.tol, "tol", "real", min_value=0)
+        if isinstance(self.init, str):
+            check_option(self.init, "init", INITS)
+        if not isinstance(self.verbose, bool):
+            check_scalar(self.verbose, "verbose", "int", min_value=0)
+
+    def _initial_matrix(self, X, rng):
+        d = X.shape[1]
+        init = self.init
+        if not isinstance(init, str):
+            A = check_array(init, name="init", dtype=np.float64)
+            if A.shape != (d, d):
+                raise ValueError(
+                    f"init must be a {d} x {d} matrix (one row and column per feature); got "
+                    f"shape {A.shape}."
+                )
+            scale = max(np.abs(A).max(), np.finfo(np.float64).tiny)
+            values = np.linalg.eigvalsh(0.5 * (A + A.T))
+            if not np.allclose(A, A.T, rtol=1e-8, atol=1e-10 * scale) or \
+                    values.min() < -1e-10 * max(values.max(), scale):
+                raise ValueError(
+                    "init must be a symmetric positive semidefinite matrix; its smallest "
+                    f"eigenvalue is {values.min():.3g}. Project it onto the PSD cone first."
+                )
+            return project_psd(A)
+        if init == "identity":
+            return np.eye(d)
+        if init == "covariance":
+            return np.linalg.pinv(np.atleast_2d(np.cov(X, rowvar=False)), hermitian=True)
+        B = rng.standard_normal((d, d))
+        return B @ B.T / d + 1e-3 * np.eye(d)
+
+    def _fit_pairs(self, X, must, cannot, rng):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        m, d = X.shape
+        if self.n_components is not None and self.n_components > d:
+            raise ValueError(
+                f"n_components={self.n_components} is larger than n_features={d}: the factor "
+                f"of a {d} x {d} matrix has at most {d} rows. Pass n_components <= {d}."
+            )
+        A0 = self._initial_matrix(X, rng)
+        name = type(self).__name__
+        log = IterationLog(name, self.max_iter, self.verbose)
+        log.header()
+        scatter_trace = float(run_kernel(mmc_kernels.pair_squared_sum, X, must[0], must[1],
+                                         np.ones(must[0].shape[0])).sum())
+        cannot_total, _ = distance_sum(X, cannot[0], cannot[1], np.eye(d))
+        if scatter_trace == 0:
+            raise ValueError(
+                "Every must-link pair joins two identical points, so every metric gives "
+                "them distance 0 and the problem has no unique answer. Pass must-link "
+                "pairs of distinct points."
+            )
+        if cannot_total == 0:
+            raise ValueError(
+                "Every cannot-link pair joins two identical points, so no metric can "
+                "separate them (the constraint sum_D d_M >= 1 is infeasible). Pass "
+                "cannot-link pairs of distinct points."
+            )
+
+        def report(n_iter, M):
+            if self.verbose:
+                log.iteration(n_iter, _textbook_objective(X, must, cannot, M, self.diagonal))
+
+        # the solvers run many small d x d eigendecompositions and solves: below a few
+        # hundred features OpenBLAS threads only add synchronisation, so keep it on one
+        blas = single_threaded_blas() if d <= _SMALL_DENSE else contextlib.nullcontext()
+        with blas:
+            if self.diagonal:
+                w, n_iter, converged = fit_diagonal(X, must, cannot, np.diag(A0).copy(),
+                                                    max_iter=self.max_iter, tol=self.tol,
+                                                    report=report)
+                M = np.diag(w)
+            else:
+                M, n_iter, converged = fit_full(X, must, cannot, A0, max_iter=self.max_iter,
+                                                max_proj=self.max_proj, tol=self.tol,
+                                                report=report)
+        constraint, _ = distance_sum(X, cannot[0], cannot[1], M)
+        if constraint > 0:
+            M = M / constraint**2
+            constraint, _ = distance_sum(X, cannot[0], cannot[1], M)
+        objective = float(np.sum(run_kernel(mmc_kernels.pair_quadratic_forms, X, must[0],
+                                            must[1], M)))
+        log.close()
+        if not converged:
+            warnings.warn(
+                f"[{name}] MMC did not converge within max_iter={self.max_iter} iterations. "
+                "Increase max_iter or tol.",
+                compatible(ConvergenceWarning),
+                stacklevel=3,
+            )
+        self.components_ = components_from_psd(M, self.n_components)
+        self.objective_ = objective
+        self.constraint_ = float(constraint)
+        self.n_iter_ = int(n_iter)
+        self.converged_ = bool(converged)
+        self.n_features_in_ = d
+        return self
+
+
+def _textbook_objective(X, must, cannot, M, diagonal):
+    """``sum_S d_M^2`` after rescaling M onto ``sum_D d_M = 1`` (inf when that sum is 0)."""
+    if diagonal:
+        M = np.diag(M)
+    total, _ = distance_sum(X, cannot[0], cannot[1], M)
+    if total <= 0:
+        return np.inf
+    squared = run_kernel(mmc_kernels.pair_quadratic_forms, X, must[0], must[1], M)
+    return float(np.sum(squared)) / total**2
+
+
+class MMC_Supervised(MMC):
+    """MMC with must-link and cannot-link pairs drawn from class labels.
+
+    Draws ``n_constraints`` must-link pairs (two points of one class) and as many
+    cannot-link pairs (points of different classes), uniformly and reproducibly from
+    ``random_state``, then runs :class:`MMC`.
+
+    Parameters
+    ----------
+    n_constraints : int or None, default=None
+        Pairs of each kind; None means ``20 * n_classes ** 2`` (metric-learn's default).
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds the draw of pairs (and ``init="random"``).
+    diagonal, n_components, max_iter, max_proj, tol, init, verbose
+        As in :class:`MMC`.
+
+    Attributes
+    ----------
+    components_, objective_, constraint_, n_iter_, converged_, n_features_in_
+        As in :class:`MMC`.
+    classes_ : ndarray of shape (n_classes,)
+    must_link_, cannot_link_ : ndarray of shape (n_constraints, 2)
+        The drawn pairs (row indices into the X passed to ``fit``).
+    """
+
+    def __init__(self, *, n_constraints=None, random_state=None, diagonal=False,
+                 n_components=None, max_iter=100, max_proj=10000, tol=1e-3, init="identity",
+                 verbose=0):
+        super().__init__(diagonal=diagonal, n_components=n_components, max_iter=max_iter,
+                         max_proj=max_proj, tol=tol, init=init, random_state=random_state,
+                         verbose=verbose)
+        self.n_constraints = n_constraints
+
+    def fit(self, X, y):
+        """Draw pairs from the class labels and learn M.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        check_scalar(self.n_constraints, "n_constraints", "int", min_value=1, allow_none=True)
+        X, y = check_X_y(X, y, min_samples=2)
+        classes, codes = check_classification_targets(y, min_classes=1)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"MMC_Supervised needs at least 2 classes to draw cannot-link pairs; y has a "
+                f"single class ({classes[0]!r}). Pass labels of two or more classes."
+            )
+        rng = check_random_state(self.random_state)
+        n_pairs = self.n_constraints or 20 * classes.shape[0] ** 2
+        must, cannot = draw_class_pairs(np.asarray(codes, dtype=np.int64), n_pairs, rng)
+        self.classes_ = classes
+        self.must_link_ = np.column_stack(must)
+        self.cannot_link_ = np.column_stack(cannot)
+        return self._fit_pairs(X, must, cannot, rng)

@@ -1,0 +1,242 @@
+"""The two MMC solvers of Xing et al. (2002): full M by projections, diagonal M by Newton.
+
+Both solve the equivalent scaled problem of the paper and return an M that the caller
+rescales onto the textbook constraint ``sum_{D} d_M(x_i, x_j) = 1``:
+
+* full M: maximise ``g(M) = sum_D sqrt(v^T M v)`` subject to ``f(M) = sum_S v^T M v <= t``
+  and ``M`` PSD, by gradient ascent on g, each step followed by alternating projections onto
+  the half-space ``f(M) <= t`` and the PSD cone (``eigh``, clip; never Cholesky);
+* diagonal M = diag(w): minimise ``h(w) = f(w) - log g(w)`` over ``w >= 0`` by Newton steps
+  (pseudo-inverse of the Hessian) with a halving line search.
+
+``f`` is linear in M, so it is the inner product with the must-link scatter
+``S = sum_S v v^T``; ``g`` and its gradient are sums over cannot-link pairs from the numba
+kernels in ``fastdr._kernels.mmc``.
+"""
+
+import numpy as np
+
+from .._kernels import mmc as mmc_kernels
+from .._parallel import parallel_section
+from ._base import project_psd
+
+_PROJECTION_EPS = 0.01  # relative violation of f(M) <= t accepted without a projection
+_MULTIPLIER_RTOL = 1e-3  # a projection lands within this share of the level t
+
+
+def run_kernel(kernel, *args):
+    """Call a parallel pair kernel on all cores, with BLAS single-threaded inside it."""
+    with parallel_section(None):
+        return kernel(*args)
+
+
+def distance_sum(X, a, b, M):
+    """``sum_k sqrt(v_k^T M v_k)`` over pairs, negative round-off clipped; and the distances."""
+    q = run_kernel(mmc_kernels.pair_quadratic_forms, X, a, b, M)
+    dist = np.sqrt(np.maximum(q, 0.0))
+    return float(dist.sum()), dist
+
+
+def distance_sum_gradient(X, a, b, dist):
+    """Gradient of ``sum_k sqrt(v_k^T M v_k)`` w.r.t. M: ``sum_k v_k v_k^T / (2 d_k)``.
+
+    Distances are floored at 1e-6 of their mean, where the square root's slope blows up.
+    """
+    floor = max(1e-6 * float(dist.mean()), np.finfo(np.float64).tiny)
+    weights = 0.5 / np.maximum(dist, floor)
+    return run_kernel(mmc_kernels.pair_outer_sum, X, a, b, weights, False)
+
+
+def _ascent_direction(grad_g, scatter_unit):
+    """The gradient of g made orthogonal to the constraint normal, unit length (or None)."""
+    norm = np.linalg.norm(grad_g)
+    if norm == 0:
+        return None
+    g = grad_g / norm
+    direction = g - np.sum(g * scatter_unit) * scatter_unit
+    length = np.linalg.norm(direction)
+    if length <= 1e-12:
+        return None
+    return direction / length
+
+
+class FeasibleProjection:
+    """Euclidean projection onto ``{A PSD, <S, A> <= level}`` (S the must-link scatter).
+
+    By duality the projection of a symmetric B is ``A(mu) = P_psd(B - mu S)`` for the
+    multiplier ``mu >= 0`` at which ``phi(mu) = <S, A(mu)>`` meets the level (``mu = 0`` when
+    ``P_psd(B)`` is already feasible); ``phi`` is non-increasing, so a bracketed
+    regula-falsi search (Illinois variant) finds mu in a few eigendecompositions. This is the
+    point the alternating projections of the paper approach, reached without their slow
+    zig-zag. The previous multiplier warm-starts the bracket.
+
+    Parameters
+    ----------
+    scatter : ndarray of shape (d, d)
+    level : float
+        The bound t of ``<S, A> <= t``.
+    max_evals : int
+        Most projections onto the PSD cone per call.
+    """
+
+    def __init__(self, scatter, level, max_evals):
+        self.scatter = scatter
+        self.level = level
+        self.max_evals = max_evals
+        self.scale = np.linalg.norm(scatter)
+        self.multiplier = None
+
+    def _phi(self, B, mu):
+        A = project_psd(B - mu * self.scatter)
+        return A, float(np.sum(self.scatter * A))
+
+    def __call__(self, B):
+        """Return ``(A, feasible)``: the projection of B, and whether it meets the level."""
+        level = self.level
+        A, value = self._phi(B, 0.0)
+        evals = 1
+        if value <= level * (1.0 + _PROJECTION_EPS):
+            return A, True
+        lo, f_lo = 0.0, value - level
+        hi = self.multiplier if self.multiplier else np.linalg.norm(B) / self.scale
+        hi = max(hi, np.finfo(np.float64).tiny)
+        while evals < self.max_evals:
+            A_hi, value = self._phi(B, hi)
+            evals += 1
+            if value <= level:
+                break
+            lo, f_lo = hi, value - level
+            hi *= 2.0
+        else:
+            return A, False
+        f_hi = value - level
+        side = 0
+        while evals < self.max_evals and f_hi < -_MULTIPLIER_RTOL * level:
+            mu = hi - f_hi * (hi - lo) / (f_hi - f_lo)
+            if not lo < mu < hi:
+                mu = 0.5 * (lo + hi)
+            A_mu, value = self._phi(B, mu)
+            evals += 1
+            f_mu = value - level
+            if f_mu <= 0:
+                hi, f_hi, A_hi = mu, f_mu, A_mu
+                if side == -1:
+                    f_lo *= 0.5
+                side = -1
+            else:
+                lo, f_lo = mu, f_mu
+                if side == 1:
+                    f_hi *= 0.5
+                side = 1
+        self.multiplier = hi
+        return A_hi, True
+
+
+def fit_full(X, must_link, cannot_link, A0, *, max_iter, max_proj, tol, report):
+    """Full-matrix MMC; returns ``(M, n_iter, converged)`` with M PSD.
+
+    Projected gradient ascent on ``g``: each step follows the gradient of g made orthogonal
+    to the constraint normal S, then projects onto ``{A PSD, <S, A> <= t}``; a step that
+    does not increase g is retried from the last accepted iterate with half the step size
+    (accepted steps grow it by 5%). Converged when the step size relative to ``|A|_F`` falls
+    below ``tol``. ``report(n_iter, M)`` is called after every iteration.
+    """
+    ml_a, ml_b = must_link
+    cl_a, cl_b = cannot_link
+    scatter = run_kernel(mmc_kernels.pair_outer_sum, X, ml_a, ml_b, np.ones(ml_a.shape[0]),
+                         False)
+    scatter_unit = scatter / np.linalg.norm(scatter)
+    level = float(np.sum(scatter * A0)) / 100.0
+    if level <= 0:
+        level = float(np.trace(scatter)) / 100.0
+    project = FeasibleProjection(scatter, level, max_proj)
+
+    A_old = None
+    g_old = -np.inf
+    alpha = None
+    direction = None
+    trial = A0
+    n_iter = 0
+    converged = False
+    for cycle in range(max_iter):
+        A, feasible = project(trial)
+        n_iter = cycle + 1
+        if feasible:
+            g_new, dist = distance_sum(X, cl_a, cl_b, A)
+        if feasible and (A_old is None or g_new > g_old):
+            A_old, g_old = A, g_new
+            alpha = 0.1 * np.linalg.norm(A) if alpha is None else alpha * 1.05
+            direction = _ascent_direction(distance_sum_gradient(X, cl_a, cl_b, dist),
+                                          scatter_unit)
+            if direction is None:
+                converged = True
+                report(n_iter, A_old)
+                break
+        elif A_old is None:
+            # not even the start could be made feasible within max_proj: retry from there
+            trial = A
+            report(n_iter, A)
+            continue
+        else:
+            alpha *= 0.5
+        trial = A_old + alpha * direction
+        report(n_iter, A_old)
+        if alpha / max(np.linalg.norm(A_old), np.finfo(np.float64).tiny) < tol:
+            converged = True
+            break
+    if A_old is None:
+        A_old = project_psd(trial)
+    return A_old, n_iter, converged
+
+
+def diagonal_objective(s_sum, X, cl_a, cl_b, w):
+    """``h(w) = s_sum . w - log(sum_D sqrt(v^T diag(w) v))`` (+inf when the sum is 0)."""
+    q = run_kernel(mmc_kernels.pair_diagonal_forms, X, cl_a, cl_b, w)
+    total = float(np.sqrt(np.maximum(q, 0.0)).sum())
+    if total <= 0:
+        return np.inf
+    return float(s_sum @ w) - np.log(total)
+
+
+def fit_diagonal(X, must_link, cannot_link, w0, *, max_iter, tol, report):
+    """Diagonal MMC by projected Newton steps; returns ``(w, n_iter, converged)``, w >= 0."""
+    ml_a, ml_b = must_link
+    cl_a, cl_b = cannot_link
+    d = X.shape[1]
+    s_sum = run_kernel(mmc_kernels.pair_squared_sum, X, ml_a, ml_b, np.ones(ml_a.shape[0]))
+    w = np.maximum(np.asarray(w0, dtype=np.float64), 0.0)
+    current = diagonal_objective(s_sum, X, cl_a, cl_b, w)
+    n_iter = 0
+    converged = False
+    for it in range(max_iter):
+        q = run_kernel(mmc_kernels.pair_diagonal_forms, X, cl_a, cl_b, w)
+        dist = np.sqrt(np.maximum(q, 0.0))
+        total = dist.sum()
+        floor = max(1e-6 * float(total) / dist.shape[0], np.finfo(np.float64).tiny)
+        dist = np.maximum(dist, floor)
+        grad_total = run_kernel(mmc_kernels.pair_squared_sum, X, cl_a, cl_b, 0.5 / dist)
+        grad_total /= total
+        hess_total = run_kernel(mmc_kernels.pair_outer_sum, X, cl_a, cl_b, 0.25 / dist**3, True)
+        hess_total /= total
+        gradient = s_sum - grad_total
+        hessian = hess_total + np.outer(grad_total, grad_total)
+        hessian += 1e-6 * max(np.trace(hessian) / d, np.finfo(np.float64).tiny) * np.eye(d)
+        step = np.linalg.pinv(hessian, hermitian=True) @ gradient
+        best_w, best = w, current
+        lam = 1.0
+        for _ in range(60):
+            trial = np.maximum(w - lam * step, 0.0)
+            value = diagonal_objective(s_sum, X, cl_a, cl_b, trial)
+            if value < best:
+                best_w, best = trial, value
+            elif best < current:
+                break
+            lam *= 0.5
+        n_iter = it + 1
+        change = abs(current - best) / max(abs(best), 1.0)
+        w, current = best_w, best
+        report(n_iter, w)
+        if change <= tol:
+            converged = True
+            break
+    return w, n_iter, converged

@@ -1,0 +1,344 @@
+"""Neighbourhood Components Analysis (Goldberger et al., 2005)."""
+
+import warnings
+
+import numpy as np
+import scipy.optimize
+
+from .._base import BaseEstimator
+from .._kernels import nca as nca_kernels
+from .._parallel import parallel_section
+from .._validation import (
+    check_array,
+    check_classification_targets,
+    check_option,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+)
+from ..exceptions import ConvergenceWarning, compatible
+from ._base import MahalanobisMixin
+from ._progress import IterationLog
+
+INITS = ("auto", "pca", "lda", "identity", "random")
+OPTIMIZERS = ("lbfgs", "sgd")
+_BLOCK_BYTES = 32 * 2**20  # one thread's block of softmax rows: at most about 32 MiB
+_MAX_CHUNKS = 32  # fixed partition of the row blocks: results never depend on n_jobs
+
+
+def nca_objective_gradient(X, A, codes, rows=None, *, n_jobs=None):
+    """NCA objective ``sum_{i in rows} p_i`` and its gradient with respect to A.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d), float64, C-contiguous
+    A : ndarray of shape (r, d), float64
+    codes : ndarray of shape (m,), int64
+        Class code of each row.
+    rows : ndarray of int64 or None
+        Rows i that enter the objective (a mini-batch); None means all. Each row's softmax
+        runs over all m points.
+    n_jobs : int or None
+        Threads for this call.
+
+    Returns
+    -------
+    objective : float
+    gradient : ndarray of shape (r, d)
+
+    Notes
+    -----
+    Time O(|rows| m (r + d) + m d^2), memory O(block m) per thread plus O(m (r + d)); the
+    result is the same for any ``n_jobs``.
+    """
+    m = X.shape[0]
+    if rows is None:
+        rows = np.arange(m, dtype=np.int64)
+    # 64 rows per GEMM keep BLAS efficient and amortise re-reading Z and X per block; for
+    # very large m fewer rows keep the block (8 m bytes per row) within _BLOCK_BYTES
+    block = int(np.clip(_BLOCK_BYTES // (8 * m), 16, 64))
+    n_blocks = -(-rows.shape[0] // block)
+    n_chunks = max(1, min(n_blocks, _MAX_CHUNKS))
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    with parallel_section(n_jobs):
+        objective, gradient = nca_kernels.nca_objective_gradient(X, A, codes, rows, block,
+                                                                 n_chunks)
+    return float(objective), gradient
+
+
+class NeighborhoodComponentsAnalysis(MahalanobisMixin, BaseEstimator):
+    """Neighbourhood Components Analysis: a linear map that makes soft 1-NN classify well.
+
+    Maximises the expected number of correctly classified points under stochastic nearest
+    neighbours in the projected space,
+
+        f(A) = sum_i sum_{j in C_i} p_ij,
+        p_ij = exp(-|A x_i - A x_j|^2) / sum_{k != i} exp(-|A x_i - A x_k|^2),  p_ii = 0,
+
+    with ``C_i`` the points of i's class.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Rows r of the learned map A (the output dimension); None means n_features.
+    init : {"auto", "pca", "lda", "identity", "random"} or ndarray of shape (r, d), \
+default="auto"
+        Starting map. ``"auto"`` picks ``"lda"`` when ``r <= min(d, n_classes - 1)``,
+        else ``"pca"`` when ``r < min(d, n_samples)``, else ``"identity"`` (scikit-learn's
+        rule). ``"pca"`` and ``"lda"`` use :class:`fastdr.decomposition.PCA` and
+        :class:`fastdr.discriminant.LinearDiscriminantAnalysis`; ``"identity"`` is the
+        r x d identity; ``"random"`` draws standard normal entries.
+    max_iter : int, default=50
+        Iterations of L-BFGS, or epochs (passes over the data) of SGD.
+    tol : float, default=1e-5
+        L-BFGS: the ``tol`` of :func:`scipy.optimize.minimize` (relative objective decrease
+        and projected gradient). SGD: stop when an epoch changes the (running) objective by
+        less than ``tol`` relative.
+    optimizer : {"lbfgs", "sgd"}, default="lbfgs"
+        ``"lbfgs"``: scipy's L-BFGS-B on ``-f``, objective and gradient from one kernel
+        call. ``"sgd"``: mini-batch stochastic gradient ascent, each row's softmax over all
+        points, the batch's gradient averaged per row.
+    batch_size : int or None, default=None
+        SGD mini-batch size; None means ``min(n_samples, 256)``.
+    learning_rate : float or None, default=None
+        SGD step size on the per-row mean gradient. None picks it from the first batch so
+        that the first step changes A by 5% (Frobenius norm); the rate is halved after an
+        epoch whose running objective decreased.
+    callback : callable or None, default=None
+        Called after every iteration as ``callback(components, n_iter)`` with the current
+        map (r, d) and the iteration count.
+    verbose : int, default=0
+        1 prints one line per iteration (objective, time) and, for runs expected to last
+        longer than 10 s, a progress bar on stderr.
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds ``init="random"`` and the SGD batch order.
+    n_jobs : int or None, default=None
+        Threads of the kernel (None: all cores). Results do not depend on it.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (r, n_features)
+        The learned map A (float64); the metric is ``M = A^T A``.
+    n_iter_ : int
+        Iterations (L-BFGS) or epochs (SGD) run.
+    objective_ : float
+        ``f(A)`` at the returned map (expected number of correctly classified points).
+    n_features_in_ : int
+    classes_ : ndarray of shape (n_classes,)
+
+    Notes
+    -----
+    One objective-and-gradient evaluation costs O(m^2 (r + d) + m d^2) time and
+    O(block x m + m (r + d)) memory: the kernel walks blocks of rows, computes their
+    projected distances by the norm trick (one GEMM), the log-sum-exp-stabilised softmax,
+    and accumulates the gradient ``-2 A X^T (diag(rowsum W + colsum W) - W - W^T) X`` with
+    ``w_ij = ([j in C_i] - p_i) p_ij`` from ``X_blk^T (W_blk X)`` (a second GEMM). No m x m
+    (or m x m x d) array is ever built, so m = 50,000 fits in a few hundred MB.
+    """
+
+    def __init__(self, *, n_components=None, init="auto", max_iter=50, tol=1e-5,
+                 optimizer="lbfgs", batch_size=None, learning_rate=None, callback=None,
+                 verbose=0, random_state=None, n_jobs=None):
+        self.n_components = n_components
+        self.init = init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.optimizer = optimizer
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.callback = callback
+        self.verbose = verbose
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Learn the map from labelled data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = check_X_y(X, y, min_samples=2)
+        classes, codes = check_classification_targets(y, min_classes=1)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"NeighborhoodComponentsAnalysis needs at least 2 classes; y has a single "
+                f"class ({classes[0]!r}). Pass labels of two or more classes."
+            )
+        m, d = X.shape
+        r = d if self.n_components is None else self.n_components
+        if r > d:
+            raise ValueError(
+                f"n_components={r} is larger than n_features={d}: NCA learns a map of at most "
+                f"n_features rows. Pass n_components <= {d}."
+            )
+        rng = check_random_state(self.random_state)
+        X64 = np.ascontiguousarray(X, dtype=np.float64)
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        A0 = self._initialize(X64, codes, r, rng)
+        log = IterationLog(type(self).__name__, self.max_iter, self.verbose)
+        if self.optimizer == "lbfgs":
+            A, n_iter, objective, converged, message = self._fit_lbfgs(X64, codes, A0, log)
+        else:
+            A, n_iter, objective, converged, message = self._fit_sgd(X64, codes, A0, rng, log)
+        log.close(f"Training took {log.elapsed():.2f}s.")
+        if not converged:
+            warnings.warn(
+                f"[{type(self).__name__}] NCA did not converge after {n_iter} iterations "
+                f"({message}). Increase max_iter or tol.",
+                compatible(ConvergenceWarning),
+                stacklevel=2,
+            )
+        self.components_ = A
+        self.n_iter_ = int(n_iter)
+        self.objective_ = float(objective)
+        self.classes_ = classes
+        self.n_features_in_ = d
+        return self
+
+    # -- parameters and initialisation ------------------------------------------------------
+
+    def _check_params(self):
+        check_scalar(self.n_components, "n_components", "int", min_value=1, allow_none=True)
+        if isinstance(self.init, str):
+            check_option(self.init, "init", INITS)
+        check_scalar(self.max_iter, "max_iter", "int", min_value=1)
+        check_scalar(self.tol, "tol", "real", min_value=0)
+        check_option(self.optimizer, "optimizer", OPTIMIZERS)
+        check_scalar(self.batch_size, "batch_size", "int", min_value=1, allow_none=True)
+        check_scalar(self.learning_rate, "learning_rate", "real", min_value=0,
+                     include_min=False, allow_none=True)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(
+                f"callback must be callable or None; got {self.callback!r} of type "
+                f"{type(self.callback).__name__}."
+            )
+        if not isinstance(self.verbose, bool):
+            check_scalar(self.verbose, "verbose", "int", min_value=0)
+
+    def _initialize(self, X, codes, r, rng):
+        m, d = X.shape
+        init = self.init
+        if not isinstance(init, str):
+            A = check_array(init, name="init", dtype=np.float64)
+            if A.shape[1] != d:
+                raise ValueError(
+                    f"init has {A.shape[1]} columns, but X has {d} features. Pass an init of "
+                    f"shape (n_components, {d})."
+                )
+            if self.n_components is not None and A.shape[0] != self.n_components:
+                raise ValueError(
+                    f"init has {A.shape[0]} rows, but n_components={self.n_components}. Pass "
+                    f"an init of shape ({self.n_components}, {d}) or n_components=None."
+                )
+            if A.shape[0] > d:
+                raise ValueError(
+                    f"init has {A.shape[0]} rows, more than n_features={d}. Pass at most "
+                    f"{d} rows."
+                )
+            return np.array(A, dtype=np.float64, order="C")
+        n_classes = int(codes.max()) + 1
+        if init == "auto":
+            if r <= min(d, n_classes - 1):
+                init = "lda"
+            elif r < min(d, m):
+                init = "pca"
+            else:
+                init = "identity"
+        if init == "identity":
+            return np.eye(r, d)
+        if init == "random":
+            return np.ascontiguousarray(rng.standard_normal((r, d)))
+        if init == "pca":
+            return _pca_init(X, r)
+        return _lda_init(X, codes, r)
+
+    # -- optimisers -------------------------------------------------------------------------
+
+    def _report(self, log, A, n_iter, objective):
+        log.iteration(n_iter, objective)
+        if self.callback is not None:
+            self.callback(A.copy(), n_iter)
+
+    def _fit_lbfgs(self, X, codes, A0, log):
+        r, d = A0.shape
+        state = {"n_iter": 0}
+        log.header()
+
+        def negative_objective(a_flat):
+            objective, gradient = nca_objective_gradient(X, a_flat.reshape(r, d), codes,
+                                                         n_jobs=self.n_jobs)
+            return -objective, -gradient.ravel()
+
+        def on_iteration(intermediate_result):
+            state["n_iter"] += 1
+            self._report(log, intermediate_result.x.reshape(r, d), state["n_iter"],
+                         -float(intermediate_result.fun))
+
+        result = scipy.optimize.minimize(
+            negative_objective, A0.ravel(), method="L-BFGS-B", jac=True, tol=self.tol,
+            options={"maxiter": self.max_iter}, callback=on_iteration,
+        )
+        A = np.ascontiguousarray(result.x.reshape(r, d))
+        return A, result.nit, -float(result.fun), bool(result.success), str(result.message)
+
+    def _fit_sgd(self, X, codes, A0, rng, log):
+        m = X.shape[0]
+        batch = min(m, self.batch_size or 256)
+        rate = self.learning_rate
+        A = A0.copy()
+        previous = None
+        converged = False
+        n_iter = 0
+        log.header()
+        for epoch in range(self.max_iter):
+            order = rng.permutation(m).astype(np.int64)
+            running = 0.0
+            for start in range(0, m, batch):
+                rows = np.ascontiguousarray(order[start:start + batch])
+                objective, gradient = nca_objective_gradient(X, A, codes, rows,
+                                                             n_jobs=self.n_jobs)
+                running += objective
+                step = gradient / rows.shape[0]
+                if rate is None:
+                    step_norm = np.linalg.norm(step)
+                    rate = 0.05 * np.linalg.norm(A) / step_norm if step_norm > 0 else 1.0
+                A += rate * step
+            n_iter = epoch + 1
+            self._report(log, A, n_iter, running)
+            if previous is not None:
+                if abs(running - previous) <= self.tol * max(abs(previous), 1.0):
+                    converged = True
+                    break
+                if running < previous:
+                    rate *= 0.5
+            previous = running
+        objective, _ = nca_objective_gradient(X, A, codes, n_jobs=self.n_jobs)
+        message = "the running objective still changed by more than tol per epoch"
+        return A, n_iter, objective, converged, message
+
+
+def _pca_init(X, r):
+    from ..decomposition import PCA
+
+    return np.ascontiguousarray(PCA(n_components=r).fit(X).components_, dtype=np.float64)
+
+
+def _lda_init(X, codes, r):
+    from ..discriminant import LinearDiscriminantAnalysis
+
+    n_classes = int(codes.max()) + 1
+    k = min(r, n_classes - 1, X.shape[1])
+    try:
+        lda = LinearDiscriminantAnalysis(n_components=k).fit(X, codes)
+    except ValueError:
+        # a singular within-class scatter (constant features, few samples): regularise it
+        lda = LinearDiscriminantAnalysis(n_components=k, shrinkage=1e-4, tol=0.0).fit(X, codes)
+    return np.ascontiguousarray(lda.scalings_.T[:r], dtype=np.float64)
