@@ -378,7 +378,7 @@ def test_transform_checks_fitted_and_feature_count(rng):
 def test_blas_is_single_threaded_inside_and_restored_after():
     import threadpoolctl
 
-    from fastdr.metric_learning._blas import single_threaded_blas
+    from fastdr._blas import single_threaded_blas
 
     def counts():
         return [info["num_threads"] for info in threadpoolctl.threadpool_info()
