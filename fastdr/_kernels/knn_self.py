@@ -48,17 +48,23 @@ def pack_self(X, centre, norms, block):
 
 
 @njit(cache=True)
-def select_block_columns(sq, n_rows, n_cols, r0, c0, diagonal, heap_d, heap_i, hits):
+def select_block_columns(sq, n_rows, n_cols, r0, c0, heap_d, heap_i, thresholds, hits):
     """Offer each column's entries of a distance block to that column's heap. O(rows x cols).
 
-    A first vectorisable pass flags the columns holding anything better than their heap
+    A first vectorisable pass (contiguous rows against a contiguous array of the columns'
+    heap roots, in the block's dtype) flags the columns holding anything better than their
     root; only flagged columns are scanned entry by entry.
     """
     for c in range(n_cols):
         hits[c] = 0
+        # round the root up into the block dtype so that no candidate is missed
+        thresholds[c] = heap_d[c0 + c, 0]
+        if thresholds[c] < heap_d[c0 + c, 0]:
+            thresholds[c] = np.nextafter(thresholds[c], np.inf)
     for r in range(n_rows):
+        row = sq[r]
         for c in range(n_cols):
-            hits[c] += sq[r, c] <= heap_d[c0 + c, 0]
+            hits[c] += row[c] <= thresholds[c]
     for c in range(n_cols):
         if hits[c] == 0:
             continue
@@ -67,10 +73,7 @@ def select_block_columns(sq, n_rows, n_cols, r0, c0, diagonal, heap_d, heap_i, h
         for r in range(n_rows):
             value = np.float64(sq[r, c])
             if value <= threshold:
-                i = r0 + r
-                if diagonal and i == j:
-                    continue
-                if heap_push(heap_d[j], heap_i[j], value, i):
+                if heap_push(heap_d[j], heap_i[j], value, r0 + r):
                     threshold = heap_d[j, 0]
 
 
@@ -104,7 +107,8 @@ def knn_self_gemm(X, rows, cols_t, k, n_candidates, block, n_threads, out_d, out
     heap_i = np.empty((n_threads, m, n_candidates), dtype=np.int64)
     heap_init(heap_d, heap_i)
     scratch = np.empty((n_threads, block, block), dtype=rows.dtype)
-    hits = np.zeros((n_threads, block), dtype=np.int64)
+    hits = np.zeros((n_threads, block), dtype=np.int32)
+    thresholds = np.empty((n_threads, block), dtype=rows.dtype)
     for p in prange(n_pairs):
         t = numba.get_thread_id()
         bi = pair_i[p]
@@ -120,8 +124,8 @@ def knn_self_gemm(X, rows, cols_t, k, n_candidates, block, n_threads, out_d, out
             i = r0 + r
             select_row_candidates(sq[r], c1 - c0, c0, i, heap_d[t, i], heap_i[t, i])
         if not diagonal:
-            select_block_columns(sq, r1 - r0, c1 - c0, r0, c0, False, heap_d[t], heap_i[t],
-                                 hits[t])
+            select_block_columns(sq, r1 - r0, c1 - c0, r0, c0, heap_d[t], heap_i[t],
+                                 thresholds[t], hits[t])
     for i in prange(m):
         merged_d = np.empty(n_candidates, dtype=np.float64)
         merged_i = np.empty(n_candidates, dtype=np.int64)
