@@ -11,9 +11,9 @@ PARAMS = {
     "KNeighborsRegressor": {"n_neighbors": 4},
     "PCA": {"n_components": 2},
     "KernelPCA": {"n_components": 2, "kernel": "rbf"},
-    "LinearDiscriminantAnalysis": {"n_components": 2},
+    "LinearDiscriminantAnalysis": {},  # n_components > n_classes - 1 is an error (binary checks)
     "ClassicalMDS": {"n_components": 2},
-    "Isomap": {"n_neighbors": 8, "n_components": 2},
+    "Isomap": {"n_neighbors": 8, "n_components": 2, "on_disconnected": "connect"},
     "LocallyLinearEmbedding": {"n_neighbors": 8, "n_components": 2},
     "NeighborhoodComponentsAnalysis": {"n_components": 2, "max_iter": 5, "random_state": 0},
     "MMC_Supervised": {"max_iter": 10, "random_state": 0},

@@ -67,3 +67,244 @@ def procrustes_disparity(A, B):
     from scipy.spatial import procrustes
 
     return procrustes(np.asarray(A, float), np.asarray(B, float))[2]
+
+
+# ---- graphs and Isomap (appended by the Isomap work) ----
+
+
+def dijkstra_dense(W, source):
+    """Plain Dijkstra with heapq on a dense weight matrix (``inf`` = no edge), undirected."""
+    import heapq
+
+    W = np.asarray(W, dtype=np.float64)
+    m = W.shape[0]
+    dist = np.full(m, np.inf)
+    dist[source] = 0.0
+    done = np.zeros(m, dtype=bool)
+    queue = [(0.0, source)]
+    while queue:
+        d, u = heapq.heappop(queue)
+        if done[u]:
+            continue
+        done[u] = True
+        for v in range(m):
+            w = min(W[u, v], W[v, u])
+            if v != u and np.isfinite(w) and d + w < dist[v]:
+                dist[v] = d + w
+                heapq.heappush(queue, (dist[v], v))
+    return dist
+
+
+def floyd_dense(W):
+    """Textbook Floyd-Warshall on a dense weight matrix (``inf`` = no edge), undirected."""
+    D = np.minimum(np.asarray(W, dtype=np.float64), np.asarray(W, dtype=np.float64).T)
+    np.fill_diagonal(D, 0.0)
+    for k in range(D.shape[0]):
+        D = np.minimum(D, D[:, k:k + 1] + D[k:k + 1, :])
+    return D
+
+
+def sparse_to_dense_weights(G):
+    """Dense weights of a sparse graph: stored entries (explicit zeros included), else inf."""
+    G = G.tocoo()
+    W = np.full(G.shape, np.inf)
+    for i, j, w in zip(G.row, G.col, G.data, strict=True):
+        W[i, j] = min(W[i, j], w)
+    return W
+
+
+def classical_mds_triangulate(D_train, D_new, n_components):
+    """Classical MDS of D_train by a full eigh, and the landmark-MDS placement of new points
+    from their distances D_new (n_new, m) to the training points."""
+    D2 = np.asarray(D_train, dtype=np.float64) ** 2
+    m = D2.shape[0]
+    J = np.eye(m) - 1.0 / m
+    B = -0.5 * J @ D2 @ J
+    values, vectors = np.linalg.eigh(B)
+    order = np.argsort(values)[::-1][:n_components]
+    values, vectors = values[order], vectors[:, order]
+    embedding = vectors * np.sqrt(values)
+    new = 0.5 * ((D2.mean(axis=0)[None, :] - np.asarray(D_new, float) ** 2) @ vectors
+                 / np.sqrt(values))
+    return embedding, new
+
+
+def lle_weights(X_query, X_train, indices, reg):
+    """Barycentric LLE weights by the closed form w = C^-1 1 / (1^T C^-1 1), in float64.
+
+    C_jl = (x - t_j).(x - t_l) + R delta_jl with R = reg * trace(C), or reg when the trace is 0.
+    """
+    X_query = np.asarray(X_query, dtype=np.float64)
+    X_train = np.asarray(X_train, dtype=np.float64)
+    out = np.empty(indices.shape)
+    for i, ind in enumerate(indices):
+        D = X_query[i] - X_train[ind]
+        C = D @ D.T
+        trace = np.trace(C)
+        C = C + (reg * trace if trace > 0 else reg) * np.eye(len(ind))
+        w = np.linalg.solve(C, np.ones(len(ind)))
+        out[i] = w / w.sum()
+    return out
+
+
+def lle_matrix(weights, indices, m):
+    """Dense M = (I - W)^T (I - W), where row i of W reconstructs point i."""
+    W = np.zeros((m, m))
+    for i in range(indices.shape[0]):
+        W[i, indices[i]] = weights[i]
+    A = np.eye(m) - W
+    return A.T @ A
+
+
+def lle_transform(X_new, X_train, embedding, n_neighbors, reg):
+    """Out-of-sample LLE: weights on the nearest training points, then their embedding rows."""
+    _, ind = knn(X_train, X_new, n_neighbors)
+    w = lle_weights(X_new, X_train, ind, reg)
+    return np.einsum("ik,ikp->ip", w, np.asarray(embedding, dtype=np.float64)[ind])
+
+
+def pca_svd(X, n_components):
+    """PCA by the SVD of the centred data: (components, explained_variance, scores)."""
+    X = np.asarray(X, dtype=np.float64)
+    Xc = X - X.mean(axis=0)
+    U, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    k = n_components
+    return Vt[:k], s[:k] ** 2 / (X.shape[0] - 1), Xc @ Vt[:k].T
+
+
+def kernel_matrix(X, Y, kernel, gamma, degree=3, coef0=1):
+    """Kernel values by broadcasting, in float64, one formula per kernel."""
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    if kernel == "rbf":
+        return np.exp(-gamma * sq_euclidean(X, Y))
+    G = X @ Y.T
+    if kernel == "linear":
+        return G
+    if kernel == "poly":
+        return (gamma * G + coef0) ** degree
+    if kernel == "sigmoid":
+        return np.tanh(gamma * G + coef0)
+    if kernel == "cosine":
+        nx = np.linalg.norm(X, axis=1)
+        ny = np.linalg.norm(Y, axis=1)
+        nx[nx == 0] = 1.0
+        ny[ny == 0] = 1.0
+        return G / np.outer(nx, ny)
+    raise ValueError(kernel)
+
+
+def centred_kernel(K_train, K_new=None):
+    """J K J for the training kernel, or the new rows centred against the training kernel."""
+    K_train = np.asarray(K_train, dtype=np.float64)
+    m = K_train.shape[0]
+    ones = np.full((m, m), 1.0 / m)
+    if K_new is None:
+        return K_train - ones @ K_train - K_train @ ones + ones @ K_train @ ones
+    K_new = np.asarray(K_new, dtype=np.float64)
+    ones_new = np.full((K_new.shape[0], m), 1.0 / m)
+    return K_new - ones_new @ K_train - K_new @ ones + ones_new @ K_train @ ones
+
+
+def lda_scatter(X, y, priors=None):
+    """Textbook within- and between-class scatter with prior weights, by loops over classes.
+
+    S_w = sum_k p_k / n_k sum_{i in k} (x_i - mu_k)(x_i - mu_k)^T,
+    S_b = sum_k p_k (mu_k - mu)(mu_k - mu)^T with mu = sum_k p_k mu_k.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    classes = np.unique(y)
+    counts = np.array([np.sum(y == c) for c in classes])
+    priors = counts / len(y) if priors is None else np.asarray(priors, dtype=np.float64)
+    means = np.array([X[y == c].mean(axis=0) for c in classes])
+    d = X.shape[1]
+    Sw = np.zeros((d, d))
+    for k, c in enumerate(classes):
+        for x in X[y == c]:
+            diff = x - means[k]
+            Sw += priors[k] / counts[k] * np.outer(diff, diff)
+    mu = priors @ means
+    Sb = sum(priors[k] * np.outer(means[k] - mu, means[k] - mu) for k in range(len(classes)))
+    return means, Sw, Sb
+
+
+def ledoit_wolf(X):
+    """Ledoit-Wolf shrunk covariance of X from the paper's formulas, by plain loops."""
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    Z = X - X.mean(axis=0)
+    S = Z.T @ Z / n
+    mu = np.trace(S) / d
+    delta = np.sum((S - mu * np.eye(d)) ** 2) / d
+    beta = sum(np.sum((np.outer(z, z) - S) ** 2) for z in Z) / (n * n * d)
+    shrinkage = 0.0 if delta == 0 else min(beta, delta) / delta
+    return (1 - shrinkage) * S + shrinkage * mu * np.eye(d), shrinkage
+
+
+def nca_objective_gradient(X, A, y):
+    """NCA objective sum_i sum_{j in C_i} p_ij and its gradient, by explicit loops over pairs.
+
+    The gradient is the textbook ``2 A sum_i (p_i sum_k p_ik x_ik x_ik^T
+    - sum_{j in C_i} p_ij x_ij x_ij^T)`` with ``x_ij = x_i - x_j``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    A = np.asarray(A, dtype=np.float64)
+    m, d = X.shape
+    Z = X @ A.T
+    objective = 0.0
+    inner = np.zeros((d, d))
+    for i in range(m):
+        dist = ((Z[i] - Z) ** 2).sum(axis=1)
+        dist[i] = np.inf
+        logits = -dist
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        same = y == y[i]
+        p_i = p[same].sum()
+        objective += p_i
+        for k in range(m):
+            if k == i:
+                continue
+            diff = X[i] - X[k]
+            outer = np.outer(diff, diff)
+            inner += p_i * p[k] * outer
+            if same[k]:
+                inner -= p[k] * outer
+    return objective, 2.0 * A @ inner
+
+
+def mmc_pair_sums(X, pairs, weights, M):
+    """Naive sums over index pairs: (sum_k w_k v_k v_k^T, sum_k w_k v_k^2, [v_k^T M v_k])."""
+    X = np.asarray(X, dtype=np.float64)
+    d = X.shape[1]
+    outer = np.zeros((d, d))
+    squares = np.zeros(d)
+    forms = []
+    for (a, b), w in zip(pairs, weights, strict=True):
+        v = X[a] - X[b]
+        outer += w * np.outer(v, v)
+        squares += w * v * v
+        forms.append(v @ M @ v)
+    return outer, squares, np.array(forms)
+
+
+def dykstra_psd_halfspace(B, S, level, n_iter=20000):
+    """Projection of B onto {A PSD, <S, A> <= level} by Dykstra's alternating projections."""
+    A = np.array(B, dtype=np.float64)
+    P = np.zeros_like(A)
+    Q = np.zeros_like(A)
+    norm2 = np.sum(S * S)
+    for _ in range(n_iter):
+        Y = A + P
+        excess = np.sum(S * Y) - level
+        H = Y - (excess / norm2) * S if excess > 0 else Y
+        P = Y - H
+        Y = H + Q
+        values, vectors = np.linalg.eigh(0.5 * (Y + Y.T))
+        A_new = (vectors * np.maximum(values, 0)) @ vectors.T
+        Q = Y - A_new
+        if np.abs(A_new - A).max() < 1e-13 * max(1.0, np.abs(A).max()):
+            A = A_new
+            break
+        A = A_new
+    return A

@@ -1,0 +1,431 @@
+"""Linear discriminant analysis: the generalized eigenproblem ``S_b w = lambda S_w w``.
+
+Textbook (Zhou, ch. 3.4), with class priors ``p_k`` as weights:
+
+* ``S_w = sum_k p_k / n_k sum_{y_i = k} (x_i - mu_k)(x_i - mu_k)^T`` (the within-class
+  scatter; with the empirical priors it is the textbook S_w divided by m),
+* ``S_b = sum_k p_k (mu_k - mu)(mu_k - mu)^T`` with ``mu = sum_k p_k mu_k``,
+* the projection ``W`` holds the top eigenvectors of ``S_b w = lambda S_w w``, normalised so
+  that ``W^T S_w W = I``; at most ``min(n_classes - 1, n_features)`` are discriminant.
+
+As a classifier the model is Gaussian with the shared covariance ``S_w``:
+``decision_k(x) = x^T S_w^-1 mu_k - 1/2 mu_k^T S_w^-1 mu_k + log p_k``.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.linalg
+import scipy.special
+
+from ._base import BaseEstimator, ClassifierMixin, TransformerMixin
+from ._eigen import check_n_components, fix_signs, n_components_for_ratio
+from ._kernels import class_stats
+from ._parallel import parallel_section
+from ._validation import (
+    check_array,
+    check_classification_targets,
+    check_is_fitted,
+    check_n_features,
+    check_option,
+    check_scalar,
+    check_X_y,
+)
+
+_BLOCK_ELEMENTS = 2**19
+
+
+def _block_rows(n_features):
+    return int(min(8192, max(64, _BLOCK_ELEMENTS // max(1, n_features))))
+
+
+def class_scatter(X, codes, counts, means, weights, inv_scales=None):
+    """Per-class scatter matrices combined with weights, from row blocks fed to BLAS.
+
+    Rows are visited class by class through one stable ordering of the class codes (no
+    per-class copy of X): each block of a class's rows is gathered, centred on the class mean
+    and scaled (numba), then ``B^T B`` accumulates the class's scatter (BLAS syrk).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+    codes : ndarray of shape (m,), int
+    counts : ndarray of shape (k,)
+    means : ndarray of shape (k, d), float64
+    weights : ndarray of shape (k,)
+        The result is ``sum_k weights[k] * S_k`` with ``S_k`` the (scaled) class scatter.
+    inv_scales : ndarray of shape (k, d) or None
+        Per-class feature scales applied before the scatter (for Ledoit-Wolf).
+
+    Returns
+    -------
+    total : ndarray of shape (d, d), float64
+        The weighted sum (when ``inv_scales`` is None) or None.
+    per_class : list of (scatter, fourth_moment) or None
+        With ``inv_scales``: each class's scaled scatter and ``sum_i |z_i|^4``.
+
+    Notes
+    -----
+    Time O(m d^2), memory O(d^2 + block d) (plus k d^2 with ``inv_scales``).
+    """
+    m, d = X.shape
+    rows = _block_rows(d)
+    order = np.argsort(codes, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)))
+    buf = np.empty((min(rows, m), d), dtype=np.float64)
+    norms = np.empty(min(rows, m), dtype=np.float64)
+    total = np.zeros((d, d), dtype=np.float64) if inv_scales is None else None
+    per_class = [] if inv_scales is not None else None
+    ones = np.ones(d, dtype=np.float64)
+    for k in range(len(counts)):
+        if inv_scales is None:
+            scale = ones * np.sqrt(weights[k])
+        else:
+            scale = inv_scales[k]
+        scatter = total if inv_scales is None else np.zeros((d, d), dtype=np.float64)
+        fourth = 0.0
+        for start in range(starts[k], starts[k + 1], rows):
+            stop = min(starts[k + 1], start + rows)
+            block = buf[: stop - start]
+            with parallel_section(None):
+                class_stats.gather_centre_block(X, order, start, means[k], scale, block,
+                                                norms[: stop - start])
+            scatter += block.T @ block
+            if inv_scales is not None:
+                fourth += float(np.dot(norms[: stop - start], norms[: stop - start]))
+        if inv_scales is not None:
+            per_class.append((scatter, fourth))
+    if total is not None:
+        total = 0.5 * (total + total.T)
+    return total, per_class
+
+
+def ledoit_wolf_shrinkage(emp_cov, fourth_moment, n_samples):
+    """Ledoit-Wolf shrinkage intensity of centred data from its covariance.
+
+    Parameters
+    ----------
+    emp_cov : ndarray of shape (d, d)
+        ``Z^T Z / n`` of the centred data Z.
+    fourth_moment : float
+        ``sum_i |z_i|^4``.
+    n_samples : int
+
+    Returns
+    -------
+    shrinkage : float in [0, 1]
+    mu : float
+        ``trace(emp_cov) / d``, the target's scale.
+
+    Notes
+    -----
+    Ledoit and Wolf (2004): ``beta = (sum_i |z_i|^4 / n - |S|_F^2) / (d n)``,
+    ``delta = |S - mu I|_F^2 / d``, shrinkage ``min(beta, delta) / delta``; the same
+    estimate as ``sklearn.covariance.ledoit_wolf_shrinkage``. One feature gives 0.
+    """
+    d = emp_cov.shape[0]
+    mu = float(np.trace(emp_cov)) / d
+    if d == 1:
+        return 0.0, mu
+    frob = float(np.sum(emp_cov * emp_cov))
+    beta = (fourth_moment / n_samples - frob) / (d * n_samples)
+    delta = (frob - 2.0 * mu * float(np.trace(emp_cov)) + d * mu * mu) / d
+    beta = min(beta, delta)
+    shrinkage = 0.0 if beta == 0 else beta / delta
+    return float(shrinkage), mu
+
+
+class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimator):
+    """Linear discriminant analysis: a classifier and a supervised projection.
+
+    Parameters
+    ----------
+    n_components : int, float or None, default=None
+        Projection size for ``transform``: an int up to ``min(n_classes - 1, n_features)``
+        (asking for more is an error), a float ``t`` in (0, 1] for the smallest d' whose
+        cumulative ``explained_variance_ratio_`` is ``>= t``, or None for the maximum.
+    solver : {"eigen"}, default="eigen"
+        The generalized symmetric eigenproblem ``S_b w = lambda S_w w`` (LAPACK ``sygvd``).
+    shrinkage : None, "auto" or float in [0, 1], default=None
+        Regularises ``S_w``. A float ``s`` gives ``(1 - s) S_w + s trace(S_w)/d I``.
+        ``"auto"`` applies the Ledoit-Wolf estimate to each class's standardised covariance
+        before weighting by the priors (as scikit-learn does; every class then needs at
+        least 2 samples). Shrinkage applies to ``S_w`` only; ``S_b`` stays the textbook one.
+    priors : array-like of shape (n_classes,) or None, default=None
+        Class priors (in the order of ``classes_``); None uses the class frequencies.
+        Priors that do not sum to 1 are rescaled, with a warning.
+    tol : float, default=1e-4
+        Singularity threshold: ``S_w`` counts as singular (and ``fit`` raises, recommending
+        shrinkage) when the ratio of the smallest to the largest eigenvalue of its
+        correlation form ``D^-1/2 S_w D^-1/2`` (``D = diag(S_w)``) is below ``tol**2``, that
+        is when the within-class-centred data have a relative singular value below ``tol``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    means_ : ndarray of shape (n_classes, n_features)
+    priors_ : ndarray of shape (n_classes,)
+    covariance_ : ndarray of shape (n_features, n_features)
+        The (shrunk) within-class covariance ``S_w``.
+    scalings_ : ndarray of shape (n_features, n_features)
+        Eigenvectors of ``S_b w = lambda S_w w`` by decreasing eigenvalue, ``W^T S_w W = I``,
+        each with its largest-magnitude entry positive.
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    coef_ : ndarray of shape (n_classes, n_features) or (1, n_features)
+    intercept_ : ndarray of shape (n_classes,) or (1,)
+    n_components_ : int
+    n_features_in_ : int
+
+    Notes
+    -----
+    Time O(m d^2 + d^3), memory O(d^2) beyond X: class means in one pass (numba), the
+    within-class scatter in a second pass over blocks of rows (BLAS), never a copy of X.
+    ``transform`` is ``X @ scalings_[:, :n_components_]``, as scikit-learn's eigen solver.
+    """
+
+    def __init__(self, *, n_components=None, solver="eigen", shrinkage=None, priors=None,
+                 tol=1e-4):
+        self.n_components = n_components
+        self.solver = solver
+        self.shrinkage = shrinkage
+        self.priors = priors
+        self.tol = tol
+
+    def _check_shrinkage(self):
+        s = self.shrinkage
+        if s is None or (isinstance(s, str) and s == "auto"):
+            return s
+        if isinstance(s, str) or isinstance(s, bool) or not isinstance(s, numbers.Real):
+            raise ValueError(
+                f"shrinkage must be None, 'auto' or a float in [0, 1]; got {s!r}."
+            )
+        return float(check_scalar(s, "shrinkage", "real", min_value=0, max_value=1))
+
+    def fit(self, X, y):
+        """Fit the discriminant directions and the classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        check_option(self.solver, "solver", ("eigen",))
+        shrinkage = self._check_shrinkage()
+        check_scalar(self.tol, "tol", "real", min_value=0)
+        X, y = check_X_y(X, y, min_samples=2)
+        m, d = X.shape
+        classes, codes = check_classification_targets(y, min_classes=1)
+        n_classes = len(classes)
+        if n_classes < 2:
+            raise ValueError(
+                f"LinearDiscriminantAnalysis needs at least 2 classes; y has a single class "
+                f"({classes[0]!r}). Pass samples of two or more classes."
+            )
+        if m <= n_classes:
+            raise ValueError(
+                f"LinearDiscriminantAnalysis needs more samples than classes to estimate the "
+                f"within-class scatter; got {m} samples for {n_classes} classes. Pass more "
+                "samples."
+            )
+        counts = np.bincount(codes, minlength=n_classes)
+        if shrinkage == "auto" and counts.min() < 2:
+            lone = classes[int(np.argmin(counts))]
+            raise ValueError(
+                f"Class {lone!r} has 1 sample, but shrinkage='auto' (Ledoit-Wolf) estimates "
+                "each class's covariance and needs at least 2 samples per class. Use "
+                "shrinkage=None or a float, or pass more samples of that class."
+            )
+        priors = self._check_priors(counts, m)
+        max_components = min(n_classes - 1, d)
+        n_components = check_n_components(
+            self.n_components, max_components, estimator="LinearDiscriminantAnalysis",
+            limit="min(n_classes - 1, n_features)")
+
+        with parallel_section(None):
+            sums = class_stats.class_sums(X, codes, n_classes)
+        means = sums / counts[:, None]
+        covariance = self._within_scatter(X, codes, counts, means, priors, shrinkage)
+        self._check_singular(covariance)
+        centre = priors @ means
+        offsets = (means - centre) * np.sqrt(priors)[:, None]
+        between = offsets.T @ offsets
+        try:
+            evals, evecs = scipy.linalg.eigh(between, covariance, check_finite=False)
+        except np.linalg.LinAlgError as exc:
+            raise ValueError(
+                f"The within-class scatter S_w is not positive definite ({exc}). Use "
+                "shrinkage='auto' or a float to regularise it."
+            ) from exc
+        order = np.argsort(-evals, kind="stable")
+        evals = evals[order]
+        evecs = fix_signs(np.ascontiguousarray(evecs[:, order]))
+        total = evals.sum()
+        ratios = evals / total if total > 0 else np.zeros_like(evals)
+        if n_components is None:
+            k = max_components
+        elif isinstance(n_components, float):
+            k = min(n_components_for_ratio(evals, n_components), max_components)
+        else:
+            k = n_components
+        coef = scipy.linalg.solve(covariance, means.T, assume_a="pos", check_finite=False).T
+        with np.errstate(divide="ignore"):
+            intercept = -0.5 * np.einsum("kd,kd->k", means, coef) + np.log(priors)
+        if n_classes == 2:
+            coef = coef[1:2] - coef[0:1]
+            intercept = intercept[1:2] - intercept[0:1]
+        self.classes_ = classes
+        self.means_ = means
+        self.priors_ = priors
+        self.covariance_ = covariance
+        self.scalings_ = evecs
+        self.explained_variance_ratio_ = ratios[:k]
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.n_components_ = int(k)
+        self.n_features_in_ = d
+        self._dtype = X.dtype
+        return self
+
+    def _check_priors(self, counts, m):
+        if self.priors is None:
+            return counts / m
+        priors = check_array(self.priors, name="priors", ensure_2d=False, dtype=np.float64)
+        if priors.ndim != 1 or priors.shape[0] != counts.shape[0]:
+            raise ValueError(
+                f"priors must hold one value per class ({counts.shape[0]} classes); got "
+                f"shape {priors.shape}."
+            )
+        if (priors < 0).any():
+            raise ValueError(f"priors must be non-negative; got {priors.tolist()}.")
+        total = priors.sum()
+        if total <= 0:
+            raise ValueError("priors must not all be 0.")
+        if not np.isclose(total, 1.0):
+            warnings.warn(f"The priors sum to {total:.6g}, not 1; they were rescaled.",
+                          UserWarning, stacklevel=3)
+            priors = priors / total
+        return priors
+
+    def _within_scatter(self, X, codes, counts, means, priors, shrinkage):
+        d = X.shape[1]
+        if shrinkage != "auto":
+            covariance, _ = class_scatter(X, codes, counts, means, priors / counts)
+            if shrinkage is not None:
+                target = np.trace(covariance) / d
+                covariance *= 1.0 - shrinkage
+                covariance.flat[:: d + 1] += shrinkage * target
+            return covariance
+        # Ledoit-Wolf on each class's standardised data, as scikit-learn's eigen solver.
+        with parallel_section(None):
+            sumsq = class_stats.class_centred_sumsq(X, codes, means)
+        variances = sumsq / counts[:, None]
+        eps = np.finfo(np.float64).eps
+        n = counts[:, None].astype(np.float64)
+        constant = variances <= n * eps * variances + (n * means * eps) ** 2
+        scales = np.sqrt(variances)
+        scales[constant | (scales < 10 * eps)] = 1.0
+        _, per_class = class_scatter(X, codes, counts, means, None, inv_scales=1.0 / scales)
+        covariance = np.zeros((d, d), dtype=np.float64)
+        for k, (scatter, fourth) in enumerate(per_class):
+            emp = scatter / counts[k]
+            s, mu = ledoit_wolf_shrinkage(emp, fourth, int(counts[k]))
+            shrunk = (1.0 - s) * emp
+            shrunk.flat[:: d + 1] += s * mu
+            covariance += priors[k] * (scales[k][:, None] * shrunk * scales[k][None, :])
+        return 0.5 * (covariance + covariance.T)
+
+    def _check_singular(self, covariance):
+        diag = np.diag(covariance)
+        scale = max(float(diag.max()), np.finfo(np.float64).tiny)
+        flat = np.flatnonzero(diag <= 1e-14 * scale)
+        if flat.size:
+            raise ValueError(
+                f"The within-class scatter S_w is singular: feature(s) {flat[:5].tolist()} "
+                "do not vary within any class. Use shrinkage='auto' or a float, or drop "
+                "those features."
+            )
+        inv = 1.0 / np.sqrt(diag)
+        corr = covariance * inv[:, None] * inv[None, :]
+        values = scipy.linalg.eigvalsh(corr, check_finite=False)
+        ratio = values[0] / values[-1]
+        if ratio < self.tol**2:
+            raise ValueError(
+                f"The within-class scatter S_w is singular to working precision (relative "
+                f"singular value {np.sqrt(max(ratio, 0.0)):.3g} < tol={self.tol:g}); there "
+                "are fewer independent samples than features, or collinear features. Use "
+                "shrinkage='auto' or a float to regularise it (or lower tol)."
+            )
+
+    def _validated(self, X, method):
+        check_is_fitted(self, "coef_")
+        X = check_array(X)
+        check_n_features(self, X, method)
+        return X
+
+    def decision_function(self, X):
+        """Class scores ``X @ coef_.T + intercept_`` (1-D for two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
+        X = self._validated(X, "decision_function")
+        scores = X @ self.coef_.T.astype(X.dtype) + self.intercept_.astype(X.dtype)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Most probable class of each sample.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.int64)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_proba(self, X):
+        """Posterior class probabilities (logistic for two classes, softmax otherwise).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        scores = np.asarray(self.decision_function(X), dtype=np.float64)
+        if scores.ndim == 1:
+            positive = scipy.special.expit(scores)
+            return np.column_stack([1.0 - positive, positive])
+        return scipy.special.softmax(scores, axis=1)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`, computed stably.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        scores = np.asarray(self.decision_function(X), dtype=np.float64)
+        if scores.ndim == 1:
+            scores = np.column_stack([np.zeros_like(scores), scores])
+        return scipy.special.log_softmax(scores, axis=1)
+
+    def transform(self, X):
+        """Project X on the discriminant directions: ``X @ scalings_[:, :n_components_]``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        X_valid = self._validated(X, "transform")
+        Z = X_valid @ self.scalings_[:, : self.n_components_].astype(X_valid.dtype)
+        return self._wrap_output(Z, X)

@@ -1,0 +1,200 @@
+"""Classical (Torgerson) multidimensional scaling with out-of-sample placement.
+
+Textbook (Zhou, ch. 10.2): ``B = -1/2 J D^2 J`` formed in place in the one m x m distance
+array, the top eigenpairs of B from the partial solver, ``Z = V Lambda^(1/2)``. New points are
+placed by the landmark-MDS triangulation of de Silva and Tenenbaum (2004).
+"""
+
+import numpy as np
+
+from .._base import BaseEstimator, TransformerMixin
+from .._eigen import (
+    SOLVERS,
+    check_n_components,
+    clip_negative_eigenvalues,
+    n_components_for_ratio,
+    symmetric_eigenpairs,
+    zero_roundoff_eigenvalues,
+)
+from .._kernels.centering import double_centre_inplace
+from .._parallel import parallel_section
+from .._validation import (
+    check_array,
+    check_dense_allocation,
+    check_is_fitted,
+    check_n_features,
+    check_option,
+)
+from ..decomposition import check_precomputed_square
+from ..pairwise import pairwise_distances
+from ._mds_core import embed_from_distances, triangulate
+
+METRICS = ("euclidean", "precomputed")
+_WHAT = "The double-centred distance matrix B"
+
+
+class ClassicalMDS(TransformerMixin, BaseEstimator):
+    """Classical multidimensional scaling, with a ``transform`` for new points.
+
+    Parameters
+    ----------
+    n_components : int or float, default=2
+        An int keeps that many dimensions (at most ``n_samples``). A float ``t`` in (0, 1]
+        keeps the smallest d' whose cumulative share of the positive eigenvalues of B is
+        ``>= t`` (as PCA's threshold: on Euclidean distances both choose the same d'); a
+        float needs the whole spectrum, so it uses the dense solver and a second m x m array.
+    metric : {"euclidean", "precomputed"}, default="euclidean"
+        ``"precomputed"``: ``fit`` takes the symmetric, non-negative (m, m) distance matrix
+        and ``transform`` the (n_new, m) distances from new points to the training points.
+    eigen_solver : {"auto", "dense", "arpack", "lobpcg", "randomized"}, default="auto"
+        See the README ("Spectral methods") for the ``"auto"`` rule.
+    random_state : int, RandomState or None, default=None
+        Seeds the iterative eigensolvers.
+    n_jobs : int or None, default=None
+        Threads for the distance and centring kernels.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components_)
+        ``V Lambda^(1/2)``; each column's largest-magnitude entry is positive.
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Top eigenvalues of B. Negatives are clipped to 0 (with a warning when they are not
+        round-off), and values that are zero to round-off are set to 0, so those
+        dimensions are 0 in ``embedding_`` and in ``transform``.
+    n_components_ : int
+    n_features_in_ : int
+        Features of X, or ``n_samples`` with ``metric="precomputed"``.
+
+    Notes
+    -----
+    Time O(m^2 d) for the distances plus a few passes over the m x m matrix for the
+    eigensolver; memory one m x m array (distances overwritten by B). ``transform`` costs
+    O(n_new m (d + k)).
+    """
+
+    def __init__(self, *, n_components=2, metric="euclidean", eigen_solver="auto",
+                 random_state=None, n_jobs=None):
+        self.n_components = n_components
+        self.metric = metric
+        self.eigen_solver = eigen_solver
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y=None):
+        """Embed the training samples (or the precomputed distance matrix).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        check_option(self.metric, "metric", METRICS)
+        check_option(self.eigen_solver, "eigen_solver", SOLVERS)
+        if self.metric == "precomputed":
+            D0 = check_precomputed_square(X, "The precomputed distance matrix",
+                                          negative_ok=False)
+            m = D0.shape[0]
+            n_components = self._check_n_components(m)
+            check_dense_allocation((m, m), D0.dtype, what=f"The {m} x {m} working copy of D",
+                                   alternative="Pass float32 distances or fewer samples.")
+            D = np.array(D0, order="C", copy=True)
+            self.n_features_in_ = m
+        else:
+            X = check_array(X, min_samples=2)
+            n_components = self._check_n_components(X.shape[0])
+            D = pairwise_distances(X, n_jobs=self.n_jobs)
+            self.n_features_in_ = X.shape[1]
+            self._fit_X = X
+        if isinstance(n_components, int):
+            _, values, vectors, sq_means = embed_from_distances(
+                D, n_components, eigen_solver=self.eigen_solver,
+                random_state=self.random_state, n_jobs=self.n_jobs, what=_WHAT)
+        else:
+            values, vectors, sq_means = self._embed_threshold(D, n_components)
+        dtype = D.dtype
+        del D
+        values = zero_roundoff_eigenvalues(values, vectors.shape[0], dtype)
+        embedding = vectors * np.sqrt(values).astype(vectors.dtype)
+        self.embedding_ = np.ascontiguousarray(embedding, dtype=dtype)
+        self.eigenvalues_ = values.astype(dtype)
+        self.n_components_ = int(values.shape[0])
+        self._vectors = vectors
+        self._sq_means = sq_means
+        return self
+
+    def _check_n_components(self, m):
+        if self.n_components is None:
+            raise TypeError("n_components must be an int or a float in (0, 1]; got None.")
+        return check_n_components(self.n_components, m, estimator="ClassicalMDS",
+                                  limit="n_samples", allow_none=False)
+
+    def _embed_threshold(self, D, threshold):
+        m = D.shape[0]
+        check_dense_allocation((m, m), D.dtype, what=f"The {m} x {m} eigenvector matrix",
+                               alternative="Pass an int n_components.")
+        with parallel_section(self.n_jobs):
+            sq_means = double_centre_inplace(D, True, -0.5)
+        values, vectors = symmetric_eigenpairs(D, m, solver="dense", overwrite_a=True)
+        values = clip_negative_eigenvalues(values, what=_WHAT)
+        k = n_components_for_ratio(values, threshold)
+        values = values[:k]
+        vectors = np.ascontiguousarray(vectors[:, :k])
+        return values, vectors, sq_means
+
+    def fit_transform(self, X, y=None):
+        """Fit and return ``embedding_``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        self.fit(X)
+        return self._wrap_output(self.embedding_, X)
+
+    def transform(self, X):
+        """Place new points by landmark-MDS triangulation.
+
+        ``z = 1/2 Lambda^(-1/2) V^T (mu - delta)``, where ``delta`` holds the new point's
+        squared distances to the training points and ``mu`` their mean squared distances.
+        Applied to the training points it returns ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features), or (n_new, n_samples) distances to the
+            training points with ``metric="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_new, n_components_)
+        """
+        check_is_fitted(self, "embedding_")
+        m = self.embedding_.shape[0]
+        if self.metric == "precomputed":
+            dist = check_array(X, name="The precomputed distances")
+            if dist.shape[1] != m:
+                raise ValueError(
+                    f"The precomputed distances have {dist.shape[1]} columns, but "
+                    f"ClassicalMDS was fitted on {m} samples. Pass the (n_new, {m}) distances "
+                    "from the new points to the training points."
+                )
+            if dist.min() < 0:
+                raise ValueError(
+                    f"The precomputed distances have a negative entry ({dist.min():.3g}); "
+                    "distances must be >= 0."
+                )
+            sq_dists = np.square(dist, dtype=np.float64)
+            dtype = dist.dtype
+        else:
+            X_valid = check_array(X)
+            check_n_features(self, X_valid, "transform")
+            X_valid = X_valid.astype(self._fit_X.dtype, copy=False)
+            sq_dists = pairwise_distances(X_valid, self._fit_X, metric="sqeuclidean",
+                                          n_jobs=self.n_jobs)
+            dtype = X_valid.dtype
+        Z = triangulate(sq_dists, self._sq_means, self._vectors.astype(np.float64),
+                        self.eigenvalues_.astype(np.float64))
+        return self._wrap_output(Z.astype(dtype), X)
