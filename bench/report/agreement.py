@@ -1,0 +1,191 @@
+"""How close fastdr's answer is to the anchor's: one number per workload, and whether it is ok.
+
+A fast wrong answer must show as wrong, so every speed row carries one of these.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """One agreement figure.
+
+    Attributes
+    ----------
+    metric : str
+        What was measured, e.g. ``"Procrustes disparity"``.
+    value : float
+    ok : bool
+        Whether ``value`` is within the workload's tolerance.
+    detail : str
+        A short human-readable addition (the tolerance, a second figure).
+    """
+
+    metric: str
+    value: float
+    ok: bool
+    detail: str = ""
+
+    def as_dict(self):
+        return {"metric": self.metric, "value": float(self.value), "ok": bool(self.ok),
+                "detail": self.detail}
+
+
+def procrustes(A, B, tol):
+    """Procrustes disparity (scipy's definition) between two embeddings of the same points."""
+    from scipy.spatial import procrustes as scipy_procrustes
+
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    if A.shape != B.shape:
+        return Agreement("Procrustes disparity", float("nan"), False,
+                         f"shapes differ: {A.shape} vs {B.shape}")
+    if not (np.isfinite(A).all() and np.isfinite(B).all()):
+        return Agreement("Procrustes disparity", float("nan"), False, "non-finite values")
+    value = float(scipy_procrustes(A, B)[2])
+    return Agreement("Procrustes disparity", value, value <= tol, f"ok if <= {tol:g}")
+
+
+def embedding_vs_anchor(tol):
+    """Agreement function: Procrustes disparity of two embeddings."""
+
+    def compare(fast, anchor, data):
+        return procrustes(fast, anchor, tol)
+
+    return compare
+
+
+def max_relative_error(A, B, tol, what="max relative error"):
+    """max |A - B| / max |B| over arrays of the same shape."""
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    if A.shape != B.shape:
+        return Agreement(what, float("nan"), False, f"shapes differ: {A.shape} vs {B.shape}")
+    finite = np.isfinite(B)
+    if not np.array_equal(finite, np.isfinite(A)):
+        return Agreement(what, float("inf"), False, "inf/NaN pattern differs")
+    scale = float(np.abs(B[finite]).max()) if finite.any() else 1.0
+    value = float(np.abs(A[finite] - B[finite]).max()) / (scale or 1.0) if finite.any() else 0.0
+    return Agreement(what, value, value <= tol, f"ok if <= {tol:g}")
+
+
+def dense_vs_anchor(tol):
+    """Agreement function: max relative error of two dense results (distance matrices)."""
+
+    def compare(fast, anchor, data):
+        return max_relative_error(fast, anchor, tol)
+
+    return compare
+
+
+def index_agreement(fast, anchor, dist_tol):
+    """k-NN agreement: the mean share of each query's neighbour set found by both.
+
+    ``fast`` and ``anchor`` are ``(distances, indices)`` pairs. Neighbour sets may differ
+    legitimately at tied distances, so the result is ok when the sets agree to 0.999, or when
+    the sorted neighbour distances agree to ``dist_tol`` (relative).
+    """
+    fast_dist, fast_ind = (np.asarray(a) for a in fast)
+    anchor_dist, anchor_ind = (np.asarray(a) for a in anchor)
+    if fast_ind.shape != anchor_ind.shape:
+        return Agreement("index agreement", float("nan"), False,
+                         f"shapes differ: {fast_ind.shape} vs {anchor_ind.shape}")
+    k = fast_ind.shape[1]
+    a = np.sort(fast_ind, axis=1)
+    b = np.sort(anchor_ind, axis=1)
+    shared = np.zeros(a.shape[0], dtype=np.int64)
+    rows = np.arange(b.shape[0])
+    for col in range(k):  # is the col-th entry of each fast row also in the anchor's row?
+        pos = _row_searchsorted(b, a[:, col])
+        shared += b[rows, pos] == a[:, col]
+    value = float(shared.mean() / k)
+    scale = float(np.abs(anchor_dist).max()) or 1.0
+    dist_err = float(np.abs(np.sort(fast_dist, 1) - np.sort(anchor_dist, 1)).max()) / scale
+    ok = value >= 0.999 or dist_err <= dist_tol
+    return Agreement("index agreement", value, ok,
+                     f"max rel. distance error {dist_err:.1e} (ok if sets >= 0.999 or "
+                     f"distances <= {dist_tol:g})")
+
+
+def _row_searchsorted(sorted_rows, values):
+    """Per-row ``searchsorted`` of one value into each sorted row, clipped to the last column."""
+    k = sorted_rows.shape[1]
+    pos = (sorted_rows < values[:, None]).sum(axis=1)
+    return np.minimum(pos, k - 1)
+
+
+def knn_vs_anchor(dist_tol):
+    """Agreement function for ``(distances, indices)`` results."""
+
+    def compare(fast, anchor, data):
+        return index_agreement(fast, anchor, dist_tol)
+
+    return compare
+
+
+def prediction_rate(fast, anchor, min_rate=0.999):
+    """Share of identical predictions."""
+    fast = np.asarray(fast)
+    anchor = np.asarray(anchor)
+    if fast.shape != anchor.shape:
+        return Agreement("identical predictions", float("nan"), False,
+                         f"shapes differ: {fast.shape} vs {anchor.shape}")
+    value = float(np.mean(fast == anchor))
+    return Agreement("identical predictions", value, value >= min_rate,
+                     f"ok if >= {min_rate:g}")
+
+
+def nca_objective(X, y, components, block=512):
+    """NCA's objective: the expected share of points the stochastic 1-NN rule classifies right.
+
+    ``(1/m) sum_i sum_{j in C_i} p_ij`` with ``p_ij`` the softmax of ``-||L x_i - L x_j||^2``
+    over ``j != i``: the textbook's objective divided by m. Computed blockwise in NumPy,
+    independently of both implementations; higher is better.
+    """
+    Z = np.asarray(X, dtype=np.float64) @ np.asarray(components, dtype=np.float64).T
+    y = np.asarray(y)
+    sq = (Z * Z).sum(axis=1)
+    total = 0.0
+    for start in range(0, Z.shape[0], block):
+        stop = min(start + block, Z.shape[0])
+        dist = sq[start:stop, None] + sq[None, :] - 2.0 * Z[start:stop] @ Z.T
+        np.maximum(dist, 0.0, out=dist)
+        dist[np.arange(stop - start), np.arange(start, stop)] = np.inf
+        logits = -dist
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        total += float((p * (y[start:stop, None] == y[None, :])).sum())
+    return total / Z.shape[0]
+
+
+def mmc_constraints(y, n_pairs=2000, seed=0):
+    """A fixed set of must-link (same class) and cannot-link (different class) index pairs."""
+    rng = np.random.default_rng(seed)
+    left = rng.integers(0, len(y), size=8 * n_pairs)
+    right = rng.integers(0, len(y), size=8 * n_pairs)
+    keep = left != right
+    left, right = left[keep], right[keep]
+    same = y[left] == y[right]
+    must = np.column_stack([left[same], right[same]])[:n_pairs]
+    cannot = np.column_stack([left[~same], right[~same]])[:n_pairs]
+    return must, cannot
+
+
+def mmc_objective(X, M, must, cannot):
+    """MMC's objective made scale-free: ``sum_S d_M^2 / (sum_D d_M)^2`` (lower is better).
+
+    Xing et al. minimise ``sum_S d_M^2`` subject to ``sum_D d_M >= 1``; scaling M by c scales
+    both sides alike, so this ratio is the objective at the feasible scale of M.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    M = np.asarray(M, dtype=np.float64)
+
+    def sq_dist(pairs):
+        diff = X[pairs[:, 0]] - X[pairs[:, 1]]
+        return np.einsum("ij,jk,ik->i", diff, M, diff).clip(min=0.0)
+
+    spread = np.sqrt(sq_dist(cannot)).sum()
+    return float(sq_dist(must).sum() / spread**2) if spread > 0 else float("inf")

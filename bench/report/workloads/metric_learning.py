@@ -1,0 +1,122 @@
+"""Metric learning: NCA against scikit-learn, MMC_Supervised against metric-learn."""
+
+import numpy as np
+
+from .. import agreement
+from ._base import Grid, Impl, Target, Workload, fastdr_has, module_importable
+
+NCA_ITERATIONS = 50
+
+
+def _nca_fastdr(data, state):
+    import fastdr
+
+    model = fastdr.NeighborhoodComponentsAnalysis(init="identity", max_iter=NCA_ITERATIONS,
+                                                  random_state=0)
+    return model.fit(data.X, data.y)
+
+
+def _nca_sklearn(data, state):
+    from sklearn.neighbors import NeighborhoodComponentsAnalysis
+
+    model = NeighborhoodComponentsAnalysis(init="identity", max_iter=NCA_ITERATIONS,
+                                           random_state=0)
+    return model.fit(data.X, data.y)
+
+
+def _nca_agreement(fast, anchor, data):
+    mine = agreement.nca_objective(data.X, data.y, fast.components_)
+    theirs = agreement.nca_objective(data.X, data.y, anchor.components_)
+    iterations = f"iterations {getattr(fast, 'n_iter_', '?')} vs {getattr(anchor, 'n_iter_', '?')}"
+    return agreement.Agreement(
+        "NCA objective", mine, bool(mine >= theirs - 1e-3),
+        f"anchor {theirs:.4f}; ok if >= anchor - 0.001 (expected share classified right); "
+        + iterations)
+
+
+def _nca_truth(fast, data):
+    mine = agreement.nca_objective(data.X, data.y, fast.components_)
+    start = agreement.nca_objective(data.X, data.y, np.eye(data.d))
+    return agreement.Agreement("NCA objective", mine, bool(mine >= start),
+                               f"identity start {start:.4f}; ok if not below it")
+
+
+def _mmc_fastdr(data, state):
+    import fastdr
+
+    return fastdr.MMC_Supervised(random_state=0).fit(data.X, data.y)
+
+
+def _mmc_metric_learn(data, state):
+    import metric_learn
+
+    return metric_learn.MMC_Supervised(random_state=0).fit(data.X, data.y)
+
+
+def _mmc_value(model, data):
+    must, cannot = agreement.mmc_constraints(data.y)
+    return agreement.mmc_objective(data.X, model.get_mahalanobis_matrix(), must, cannot)
+
+
+def _mmc_agreement(fast, anchor, data):
+    mine, theirs = _mmc_value(fast, data), _mmc_value(anchor, data)
+    return agreement.Agreement("MMC objective (scale-free)", mine, bool(mine <= 1.05 * theirs),
+                               f"anchor {theirs:.4g}; ok if <= 1.05 x anchor (lower is better)")
+
+
+def _mmc_truth(fast, data):
+    must, cannot = agreement.mmc_constraints(data.y)
+    mine = _mmc_value(fast, data)
+    euclid = agreement.mmc_objective(data.X, np.eye(data.d), must, cannot)
+    return agreement.Agreement("MMC objective (scale-free)", mine, bool(mine < euclid),
+                               f"Euclidean {euclid:.4g}; ok if below it (lower is better)")
+
+
+WORKLOADS = (
+    Workload(
+        name="nca",
+        area="metric_learning",
+        title=f"NCA, 5 Gaussian classes, identity init, {NCA_ITERATIONS} iterations, fit",
+        data_kind="blobs5",
+        fastdr=Impl("fastdr", _nca_fastdr, "fastdr.NeighborhoodComponentsAnalysis("
+                    "init='identity', max_iter=50, random_state=0).fit(X, y)",
+                    available=fastdr_has("NeighborhoodComponentsAnalysis")),
+        anchors=(Impl("sklearn", _nca_sklearn, "sklearn NeighborhoodComponentsAnalysis("
+                      "init='identity', max_iter=50, random_state=0).fit(X, y)",
+                      max_m=10000),),
+        agreement=_nca_agreement,
+        truth_agreement=_nca_truth,
+        grids={
+            "smoke": Grid((200, 10), (100, 200), 10, (5, 10), 200),
+            "quick": Grid((500, 20), (250, 500, 1000), 20, (10, 40), 500),
+            "full": Grid((5000, 50), (1250, 2500, 5000, 10000), 50, (10, 25, 50, 100), 2500,
+                         extra=((50000, 50),)),
+        },
+        targets=(Target(">= 10x faster than sklearn", 5000, 50, "sklearn", 10.0),),
+        notes=("scikit-learn's NCA holds m x m arrays and is not run above m=10,000.",),
+    ),
+    Workload(
+        name="mmc",
+        area="metric_learning",
+        title="MMC_Supervised (full M), constraints drawn from the labels, fit; the digits "
+              "(1797 x 64) in the speed table, 10 Gaussian classes for the scaling curves",
+        data_kind="blobs10",
+        fastdr=Impl("fastdr", _mmc_fastdr, "fastdr.MMC_Supervised(random_state=0).fit(X, y)",
+                    available=fastdr_has("MMC_Supervised")),
+        anchors=(Impl("metric-learn", _mmc_metric_learn,
+                      "metric_learn.MMC_Supervised(random_state=0).fit(X, y)",
+                      available=module_importable(
+                          "metric_learn", " (metric-learn 0.7 needs scikit-learn < 1.8; the "
+                          "recorded anchor time in BENCHMARKS.md is 8.3 s on digits)")),),
+        agreement=_mmc_agreement,
+        truth_agreement=_mmc_truth,
+        grids={
+            "smoke": Grid((200, 16), (100, 200), 16, (8, 16), 200),
+            "quick": Grid((1797, 64), (500, 1000, 2000), 16, (8, 16, 32), 1000,
+                          headline_kind="digits"),
+            "full": Grid((1797, 64), (1000, 2000, 5000, 10000), 64, (16, 32, 64, 128), 2000,
+                         headline_kind="digits"),
+        },
+        targets=(Target(">= 10x faster than metric-learn", 1797, 64, "metric-learn", 10.0),),
+    ),
+)
