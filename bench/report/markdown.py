@@ -256,7 +256,8 @@ def _experiments(results):
                   f"Two {bayes['dimension']}-D unit Gaussians with equal priors and Bayes error "
                   f"R* = {bayes['bayes_error']}; 1-NN (fastdr) test error on "
                   f"{bayes['n_test']:,} test points, mean of {bayes['repeats']} draws of "
-                  "training and test set per size. Cover and Hart: the limit lies between R* and 2R*(1-R*) "
+                  "training and test set per size. Cover and Hart: the limit lies between R* "
+                "and 2R*(1-R*) "
                   "(so below twice the Bayes error); the exact limit E[2 eta(1-eta)] is "
                   "drawn too.", "", f"Result: {bayes['summary']}.", "",
                   "![1-NN vs Bayes](experiment_nn_vs_bayes.png)", ""]
