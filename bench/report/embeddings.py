@@ -16,8 +16,9 @@ def _gamma(X):
 
 def _methods():
     """(name, fastdr attribute, fastdr fn, anchor label, anchor fn); fns take (X, y)."""
-    import fastdr
     from sklearn import decomposition, discriminant_analysis, manifold, neighbors
+
+    import fastdr
 
     def fd(attr):
         return getattr(fastdr, attr, None)
