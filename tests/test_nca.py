@@ -141,6 +141,7 @@ def test_vectorised_exp_matches_numpy_and_underflows_to_zero():
     np.testing.assert_allclose(shifted[kept], expected[kept], rtol=1e-12, atol=0)
 
 
+@pytest.mark.jit_only
 def test_memory_stays_linear_in_m():
     # m = 20,000: an m x m float64 array alone would take 3.2 GB
     code = textwrap.dedent("""
