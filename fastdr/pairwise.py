@@ -6,7 +6,7 @@ from ._kernels import distances as dist_kernels
 from ._metric import apply_linear_map, resolve_metric
 from ._parallel import parallel_section
 from ._validation import check_array, check_dense_allocation
-from .neighbors._search import _TARGET_BLOCK, GEMM_MIN_DIM
+from .neighbors._search import GEMM_MIN_DIM, target_block
 
 # Values of |x - y|^2 below TOL * (|x - c|^2 + |y - c|^2) may have lost their digits to
 # cancellation in the norm trick and are recomputed exactly.
@@ -69,7 +69,7 @@ def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_j
             t_norms = dist_kernels.centred_sqnorms(T, centre)
             q_norms = t_norms if Y is None else dist_kernels.centred_sqnorms(Q, centre)
             t_packed = dist_kernels.pack_targets(T, centre, t_norms.astype(T.dtype),
-                                                 _TARGET_BLOCK)
+                                                 target_block(n))
             q_packed = dist_kernels.pack_queries(Q, centre)
             tol = _RECOMPUTE_TOL[np.dtype(X.dtype)]
             dist_kernels.pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms,

@@ -38,6 +38,11 @@ def build_tree(T):
     return cKDTree(T, leafsize=16, balanced_tree=False, compact_nodes=False)
 
 
+def target_block(n):
+    """Targets per GEMM block: 2048, or n (rounded up to 16) when there are fewer."""
+    return int(min(_TARGET_BLOCK, -(-n // 16) * 16))
+
+
 def _query_block(m, threads):
     return int(max(16, min(256, -(-m // (4 * threads)))))
 
@@ -81,7 +86,7 @@ def knn_brute(T, Q, k, *, self_query, n_jobs):
             knn_self.knn_self_gemm(T, rows, cols_t, k, n_candidates, _SELF_BLOCK, pool,
                                    out_d, out_i)
             return out_d, out_i
-        t_packed = dist_kernels.pack_targets(T, centre, t_norms, _TARGET_BLOCK)
+        t_packed = dist_kernels.pack_targets(T, centre, t_norms, target_block(n))
         q_packed = dist_kernels.pack_queries(Q, centre)
         knn_kernels.knn_gemm(Q, T, q_packed, t_packed, k, n_candidates, offset,
                              _query_block(m, threads), out_d, out_i)
