@@ -207,10 +207,9 @@ def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,
     """
     nn = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, metric_params=metric_params,
                           algorithm=algorithm, n_jobs=n_jobs).fit(X)
-    query = nn._fit_X if include_self else None
     if include_self:
         return _graph_with_self(nn, n_neighbors, mode)
-    return nn.kneighbors_graph(query, n_neighbors, mode=mode)
+    return nn.kneighbors_graph(None, n_neighbors, mode=mode)
 
 
 def _graph_with_self(nn, k, mode):
