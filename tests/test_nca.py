@@ -58,6 +58,36 @@ def test_blocking_and_chunking_do_not_change_the_result(rng, block, n_chunks):
     np.testing.assert_allclose(grad, ref_grad, rtol=1e-9, atol=1e-12 * np.abs(ref_grad).max())
 
 
+@pytest.mark.parametrize("mode", [nca_kernels.SPARSE, nca_kernels.UNION, nca_kernels.AUTO])
+@pytest.mark.parametrize("scale", [0.2, 1.5, 6.0])
+def test_sparse_and_union_products_match_the_reference(rng, mode, scale):
+    # small scales keep every pair a candidate; large ones leave a few per row
+    X, y, A = _problem(rng, m=120, d=7, r=7, scale=scale)
+    codes = y.astype(np.int64)
+    rows = np.argsort(codes, kind="stable").astype(np.int64)
+    obj, grad = nca_kernels.nca_objective_gradient(X, A, codes, rows, 16, 3, mode)
+    ref_obj, ref_grad = reference.nca_objective_gradient(X, A, y)
+    np.testing.assert_allclose(obj, ref_obj, rtol=1e-12)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-9, atol=1e-12 * np.abs(ref_grad).max())
+
+
+def test_only_negligible_softmax_terms_are_dropped(rng):
+    # one row's neighbours at distances min + 41 (kept) and min + 43 (dropped): the dropped
+    # term is exp(-43) ~ 2e-19 of the largest, so the objective still matches to round-off
+    X = np.array([[0.0], [1.0], [1.0 + np.sqrt(41.0)], [1.0 + np.sqrt(43.0)]])
+    X = np.vstack([X, X + 100.0])
+    y = np.array([0, 0, 1, 1, 1, 1, 0, 0])
+    A = np.eye(1)
+    obj, grad = nca_objective_gradient(X, A, y.astype(np.int64))
+    ref_obj, ref_grad = reference.nca_objective_gradient(X, A, y)
+    np.testing.assert_allclose(obj, ref_obj, rtol=1e-15)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-12)
+    # the kept neighbour at min + 41 does matter: moving it changes the objective
+    X_moved = X.copy()
+    X_moved[2] += 10.0
+    assert nca_objective_gradient(X_moved, A, y.astype(np.int64))[0] != obj
+
+
 def test_mini_batch_rows_give_the_partial_objective_and_gradient(rng):
     X, y, A = _problem(rng, m=50, d=4, r=3)
     rows = np.array([3, 17, 4, 40, 22], dtype=np.int64)

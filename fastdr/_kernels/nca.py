@@ -9,7 +9,10 @@ probability ``p_i = sum_{j in C_i} p_ij`` of being classified correctly. The obj
 
 where the sum is the graph-Laplacian form ``X^T (diag(rowsum W + colsum W) - W - W^T) X``.
 The kernel walks blocks of rows: one GEMM gives the block's projected distances (norm trick on
-centred ``Z``), the row worker turns them into ``W_blk`` in place, and a second GEMM gives
+centred ``Z``); each row keeps only its candidates ``j`` with ``d_ij < min_j d_ij + CUT``
+(the others have ``p_ij`` below the round-off of the softmax sum; typically a few per cent of
+the row), takes their exp and weights, and ``W_blk X`` is formed from those sparse rows (or by
+a GEMM over the union of the block's candidate columns when that is cheaper), giving
 ``X_blk^T (W_blk X)``. Nothing m x m (or m x m x d) is ever held: memory is
 O(block x m + n_chunks x m + m x (r + d)).
 """
@@ -25,6 +28,14 @@ _LN2_LO = 1.90821492927058770002e-10
 _ROUND_SHIFT = 6755399441055744.0  # 1.5 * 2**52: adding it rounds a double to an integer
 _NO_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)  # all bits of a double but its sign
 _EXP_FLOOR = -708.0  # below this exp() is under 3.3e-308; such terms are set to 0
+# softmax terms below exp(-CUT) = 5.7e-19 times the row's largest term are dropped: each is
+# under the double-precision round-off of the row's sum, which the largest term alone makes
+CUT = 42.0
+AUTO, SPARSE, UNION = 0, 1, 2  # how a block's W X is formed (see _chunk_sums)
+# cost per entry, in the same (arbitrary) unit, of forming W_blk X from W's sparse rows (a
+# gather of X's row per candidate) and of a dense GEMM entry (measured on AVX2, d = 50)
+SPARSE_COST = 5.0
+DENSE_COST = 1.0
 # Taylor coefficients 1 / k! of exp
 _C0, _C1, _C2, _C3, _C4, _C5, _C6 = 1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0
 _C7, _C8, _C9 = 1.0 / 5040.0, 1.0 / 40320.0, 1.0 / 362880.0
@@ -76,67 +87,158 @@ def _distances_row(gram_row, z_norms, norm_i, i):
     """Overwrite ``gram_row`` (``z_i . z_j``) with ``|z_i - z_j|^2``; return min over j != i.
 
     O(m). Distances are clamped at 0, so their bit patterns order like the values and the
-    minimum runs as a vectorisable integer reduction. The diagonal entry (ignored by the
-    caller) first copies another entry so that it never decides the minimum (m >= 2), then
-    holds the minimum.
+    minimum runs as a vectorisable integer reduction. The diagonal entry is set to +inf, so
+    that it never decides the minimum nor becomes a candidate.
     """
     m = gram_row.shape[0]
     for j in range(m):
         value = norm_i + z_norms[j] - 2.0 * gram_row[j]
         gram_row[j] = value if value > 0.0 else 0.0
-    gram_row[i] = gram_row[i + 1] if i + 1 < m else gram_row[i - 1]
+    gram_row[i] = np.inf
     bits = gram_row.view(np.int64)
-    smallest = bits[0] & _NO_SIGN
+    smallest = bits[i]
     for j in range(m):
         magnitude = bits[j] & _NO_SIGN  # a -0.0 must not pass for the smallest value
         smallest = magnitude if magnitude < smallest else smallest
-    bits[i] = smallest  # reuse the (ignored) diagonal slot to read the bits as a float
-    return gram_row[i]
+    bits[i] = smallest  # read the bits as a float through the (ignored) diagonal slot
+    value = gram_row[i]
+    gram_row[i] = np.inf
+    return value
+
+
+@njit(cache=True)
+def _candidates(row, limit, idx):
+    """Write the indices j with ``row[j] < limit`` into ``idx``, in order; return how many.
+
+    Branch-free (each j is written, the count advances only for a candidate), so a row with
+    few candidates costs one streaming pass. O(m).
+    """
+    count = 0
+    for j in range(row.shape[0]):
+        idx[count] = j
+        count += 1 if row[j] < limit else 0
+    return count
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
-def _weights_row(expo, codes, code_i, i, colsum, out):
-    """Turn unnormalised ``exp`` values into ``w_ij``; return ``(p_i, sum_j w_ij)``.
+def _candidate_weights(expo, idx, codes, code_i, colsum, out):
+    """Turn the candidates' unnormalised ``exp`` values into ``w_ij``; return ``(p_i, sum w)``.
 
-    ``out[j] = ([codes[j] == code_i] - p_i) p_ij`` with ``p_ij = expo[j] / sum`` and
-    ``p_ii = 0``; ``colsum[j] += out[j]``. Branch-free, so both passes vectorise. O(m).
+    ``out[k] = ([codes[j] == code_i] - p_i) p_ij`` for ``j = idx[k]``, with
+    ``p_ij = expo[k] / sum_k expo[k]``; ``colsum[j] += out[k]``. O(number of candidates).
     """
-    m = expo.shape[0]
-    expo[i] = 0.0
+    n = expo.shape[0]
     total = 0.0
     same = 0.0
-    for j in range(m):
-        e = expo[j]
+    for k in range(n):
+        e = expo[k]
         total += e
-        same += e if codes[j] == code_i else 0.0
+        same += e if codes[idx[k]] == code_i else 0.0
     inv_total = 1.0 / total
     p_i = same * inv_total
     row_total = 0.0
-    for j in range(m):
+    for k in range(n):
+        j = idx[k]
         indicator = 1.0 if codes[j] == code_i else 0.0
-        w = (indicator - p_i) * (expo[j] * inv_total)
-        out[j] = w
+        w = (indicator - p_i) * (expo[k] * inv_total)
+        out[k] = w
         colsum[j] += w
         row_total += w
     return p_i, row_total
 
 
 @njit(cache=True)
-def _block_weights(gram, rows_blk, z_norms, codes, colsum, rowsum, expo, scratch):
-    """Turn a block of Gram rows into the rows of W in place; return the block's sum of p_i.
+def _block_weights(gram, idx_blk, counts, rows_blk, z_norms, codes, colsum, rowsum, values,
+                   expo, scratch):
+    """Turn a block of Gram rows into the sparse rows of W; return the block's sum of p_i.
 
-    O(block x m); scratch buffers of length m.
+    Row t keeps the ``counts[t]`` candidates ``j = idx_blk[t, k]`` with
+    ``d_ij < min_j d_ij + CUT`` and their weights in ``gram[t, k]``: the other entries have
+    ``p_ij < exp(-CUT)`` times the largest, below the double-precision round-off of the
+    softmax sum, and count as 0. O(block x m); scratch buffers of length m.
     """
     objective = 0.0
     for t in range(rows_blk.shape[0]):
         i = rows_blk[t]
         row = gram[t]
+        idx = idx_blk[t]
         smallest = _distances_row(row, z_norms, z_norms[i], i)
-        exp_shifted(row, smallest, expo, scratch)
-        p_i, row_total = _weights_row(expo, codes, codes[i], i, colsum, row)
+        count = _candidates(row, smallest + CUT, idx)
+        for k in range(count):
+            values[k] = row[idx[k]]
+        exp_shifted(values[:count], smallest, expo[:count], scratch[:count])
+        p_i, row_total = _candidate_weights(expo[:count], idx, codes, codes[i], colsum,
+                                            row[:count])
+        counts[t] = count
         objective += p_i
         rowsum[i] = row_total
     return objective
+
+
+@njit(cache=True)
+def _union_size(idx_blk, counts, seen):
+    """Number of distinct candidate columns in a block; ``seen`` (all -1) is left all -1."""
+    n_union = 0
+    for t in range(counts.shape[0]):
+        for k in range(counts[t]):
+            j = idx_blk[t, k]
+            if seen[j] < 0:
+                seen[j] = 0
+                n_union += 1
+    for t in range(counts.shape[0]):
+        for k in range(counts[t]):
+            seen[idx_blk[t, k]] = -1
+    return n_union
+
+
+@njit(cache=True)
+def _union_product(gram, idx_blk, counts, X, slot, union, X_union, W_union, out):
+    """``out = W_blk X`` by one GEMM over the union U of the block's candidate columns.
+
+    Gathers ``X[U]`` and the block's weights as a dense ``nb x |U|`` matrix; ``slot`` (length
+    m, all -1) maps a column to its place in U and is reset before returning. Time
+    O(nb |U| d), memory O((nb + d) |U|).
+    """
+    nb = counts.shape[0]
+    d = X.shape[1]
+    n_union = 0
+    for t in range(nb):
+        for k in range(counts[t]):
+            j = idx_blk[t, k]
+            if slot[j] < 0:
+                slot[j] = n_union
+                union[n_union] = j
+                n_union += 1
+    for u in range(n_union):
+        j = union[u]
+        for f in range(d):
+            X_union[u, f] = X[j, f]
+    W = W_union[:nb, :n_union]
+    W[:, :] = 0.0
+    for t in range(nb):
+        for k in range(counts[t]):
+            W[t, slot[idx_blk[t, k]]] = gram[t, k]
+    np.dot(W, X_union[:n_union], out)
+    for u in range(n_union):
+        slot[union[u]] = -1
+    return n_union
+
+
+@njit(cache=True, fastmath=set(FASTMATH))
+def _sparse_product(gram, idx_blk, counts, X, out):
+    """``out[t] = sum_k gram[t, k] X[idx_blk[t, k]]``: the block of ``W X`` from sparse rows.
+
+    O(candidates x d).
+    """
+    d = X.shape[1]
+    for t in range(counts.shape[0]):
+        for f in range(d):
+            out[t, f] = 0.0
+        for k in range(counts[t]):
+            w = gram[t, k]
+            j = idx_blk[t, k]
+            for f in range(d):
+                out[t, f] += w * X[j, f]
 
 
 @njit(cache=True)
@@ -162,18 +264,28 @@ def _centred_projection(X, A):
 
 
 @njit(cache=True)
-def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, first, last, colsum, rowsum, S):
+def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, mode, first, last, colsum, rowsum, S):
     """Row blocks ``first..last``: add ``X_blk^T (W_blk X)`` into S and colsum W into colsum.
 
-    Writes ``rowsum[i]`` for the chunk's rows; returns the chunk's sum of p_i.
-    Time O(n_rows m (r + d)), memory O(block m).
+    Writes ``rowsum[i]`` for the chunk's rows; returns the chunk's sum of p_i. ``W_blk X``
+    comes from the sparse rows (``mode == SPARSE``), or from one GEMM over the union of the
+    block's candidate columns (``mode == UNION``); ``AUTO`` picks the cheaper per block by the
+    costs ``SPARSE_COST`` and ``DENSE_COST``. Time O(n_rows m r + candidates d), memory O(block m).
     """
     m, d = X.shape
     r = Z.shape[1]
     n_rows = rows.shape[0]
     gram = np.empty((block, m))
+    idx_blk = np.empty((block, m), dtype=np.int32)
+    counts = np.empty(block, dtype=np.int64)
     Z_blk = np.empty((block, r))
     X_blk = np.empty((block, d))
+    WX = np.empty((block, d))
+    slot = np.full(m, -1, dtype=np.int64)
+    union = np.empty(m, dtype=np.int64)
+    X_union = np.empty((m, d))
+    W_union = np.empty((block, m))
+    values = np.empty(m)
     expo = np.empty(m)
     scratch = np.empty(m)
     objective = 0.0
@@ -190,14 +302,24 @@ def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, first, last, colsum, rows
                 X_blk[t, f] = X[i, f]
         block_gram = gram[:nb]
         np.dot(Z_blk[:nb], ZT, block_gram)
-        objective += _block_weights(block_gram, rows_blk, z_norms, codes, colsum, rowsum,
-                                    expo, scratch)
-        S += np.dot(X_blk[:nb].T, np.dot(block_gram, X))
+        objective += _block_weights(block_gram, idx_blk, counts[:nb], rows_blk, z_norms, codes,
+                                    colsum, rowsum, values, expo, scratch)
+        if mode == AUTO:
+            n_union = _union_size(idx_blk, counts[:nb], slot)
+            use_union = DENSE_COST * nb * n_union < SPARSE_COST * counts[:nb].sum()
+        else:
+            use_union = mode == UNION
+        if use_union:
+            _union_product(block_gram, idx_blk, counts[:nb], X, slot, union, X_union,
+                           W_union, WX[:nb])
+        else:
+            _sparse_product(block_gram, idx_blk, counts[:nb], X, WX[:nb])
+        S += np.dot(X_blk[:nb].T, WX[:nb])
     return objective
 
 
 @njit(cache=True, parallel=True)
-def _all_chunks(X, Z, ZT, z_norms, codes, rows, block, colsums, rowsum, partial_S,
+def _all_chunks(X, Z, ZT, z_norms, codes, rows, block, mode, colsums, rowsum, partial_S,
                 partial_obj):
     """Run :func:`_chunk_sums` for each chunk in parallel; chunk c writes only its partials."""
     n_chunks = colsums.shape[0]
@@ -205,12 +327,12 @@ def _all_chunks(X, Z, ZT, z_norms, codes, rows, block, colsums, rowsum, partial_
     for c in prange(n_chunks):
         first = c * n_blocks // n_chunks
         last = (c + 1) * n_blocks // n_chunks
-        partial_obj[c] = _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, first, last,
+        partial_obj[c] = _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, mode, first, last,
                                      colsums[c], rowsum, partial_S[c])
 
 
 @njit(cache=True)
-def nca_objective_gradient(X, A, codes, rows, block, n_chunks):
+def nca_objective_gradient(X, A, codes, rows, block, n_chunks, mode=AUTO):
     """NCA objective ``sum_{i in rows} p_i`` and its gradient with respect to ``A``.
 
     The row blocks form ``n_chunks`` fixed chunks processed in parallel (each writes only its
@@ -218,7 +340,9 @@ def nca_objective_gradient(X, A, codes, rows, block, n_chunks):
     thread count). ``rows`` selects the rows i of the objective (all rows for the full
     objective, a mini-batch for SGD); the softmax of each row always runs over all m points.
 
-    Time O(|rows| m (r + d) + m d^2), memory O(n_chunks (block + 1) m + m (r + d) + d^2).
+    ``mode`` fixes how each block's ``W X`` is formed (``AUTO``, ``SPARSE`` or ``UNION``; the
+    results agree to round-off). Time O(|rows| m r + candidates x d + m d^2), at most
+    O(|rows| m (r + d) + m d^2); memory O(n_chunks (block + 1) m + m (r + d) + d^2).
 
     Returns
     -------
@@ -232,7 +356,7 @@ def nca_objective_gradient(X, A, codes, rows, block, n_chunks):
     partial_S = np.zeros((n_chunks, d, d))
     partial_obj = np.zeros(n_chunks)
     rowsum = np.zeros(m)
-    _all_chunks(X, Z, ZT, z_norms, codes, rows, block, colsums, rowsum, partial_S,
+    _all_chunks(X, Z, ZT, z_norms, codes, rows, block, mode, colsums, rowsum, partial_S,
                 partial_obj)
 
     objective = 0.0

@@ -49,12 +49,14 @@ def nca_objective_gradient(X, A, codes, rows=None, *, n_jobs=None):
 
     Notes
     -----
-    Time O(|rows| m (r + d) + m d^2), memory O(block m) per thread plus O(m (r + d)); the
-    result is the same for any ``n_jobs``.
+    Time O(|rows| m r + candidates x d + m d^2) (the candidates are the pairs whose softmax
+    term is above round-off; at most all of them), memory O(block m) per thread plus
+    O(m (r + d)); the result is the same for any ``n_jobs``.
     """
     m = X.shape[0]
     if rows is None:
-        rows = np.arange(m, dtype=np.int64)
+        # rows grouped by class: a block's candidates then cluster in fewer columns
+        rows = np.argsort(codes, kind="stable").astype(np.int64)
     # 64 rows per GEMM keep BLAS efficient and amortise re-reading Z and X per block; for
     # very large m fewer rows keep the block (8 m bytes per row) within _BLOCK_BYTES
     block = int(np.clip(_BLOCK_BYTES // (8 * m), 16, 64))
@@ -129,12 +131,16 @@ default="auto"
 
     Notes
     -----
-    One objective-and-gradient evaluation costs O(m^2 (r + d) + m d^2) time and
-    O(block x m + m (r + d)) memory: the kernel walks blocks of rows, computes their
-    projected distances by the norm trick (one GEMM), the log-sum-exp-stabilised softmax,
-    and accumulates the gradient ``-2 A X^T (diag(rowsum W + colsum W) - W - W^T) X`` with
-    ``w_ij = ([j in C_i] - p_i) p_ij`` from ``X_blk^T (W_blk X)`` (a second GEMM). No m x m
-    (or m x m x d) array is ever built, so m = 50,000 fits in a few hundred MB.
+    One objective-and-gradient evaluation costs O(m^2 r + n_c d + m d^2) time, with n_c
+    <= m^2 the pairs whose softmax term is above round-off, and O(block x m + m (r + d))
+    memory: the kernel walks blocks of rows, computes their projected distances by the
+    norm trick (one GEMM), keeps per row the points within ``min_j d_ij + 42`` (the rest
+    have ``p_ij < 6e-19`` of the row's largest term, below the round-off of its sum), takes
+    the log-sum-exp-stabilised softmax over them, and accumulates the gradient
+    ``-2 A X^T (diag(rowsum W + colsum W) - W - W^T) X`` with
+    ``w_ij = ([j in C_i] - p_i) p_ij`` from ``X_blk^T (W_blk X)``, formed from the sparse
+    rows of W. No m x m (or m x m x d) array is ever built, so m = 50,000 fits in a few
+    hundred MB.
     """
 
     def __init__(self, *, n_components=None, init="auto", max_iter=50, tol=1e-5,
