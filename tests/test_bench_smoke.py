@@ -45,7 +45,7 @@ def test_report_builder_writes_report_figures_and_json(tmp_path):
 
     out = tmp_path / "report"
     proc = _run(["-m", "bench.report", "--profile", "smoke", "--out", str(out),
-                 "--no-progress"], timeout=600)
+                 "--no-progress", "--metric-learn-env", "off"], timeout=600)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
 
     report = (out / "report.md").read_text()

@@ -1,6 +1,7 @@
 """``python -m bench.report [--profile smoke|quick|full] [--out DIR] [--only NAMES]``."""
 
 import argparse
+import os
 import sys
 
 from .profiles import PROFILE_ENV, PROFILE_NAMES
@@ -17,6 +18,11 @@ def main(argv=None):
     parser.add_argument("--only", default=None,
                         help="comma-separated workload names to measure (default: all)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--metric-learn-env", choices=("auto", "off"), default="auto",
+                        help="auto (default): when metric_learn is not importable here, run "
+                             "the MMC anchor in a separate environment, created once under "
+                             "~/.cache/fastdr (metric-learn 0.7 needs scikit-learn < 1.8); "
+                             "off: use metric-learn only if it imports here")
     args = parser.parse_args(argv)
     from .build import build_report
     from .profiles import resolve_profile
@@ -34,10 +40,31 @@ def main(argv=None):
         if unknown:
             parser.error(f"unknown workload(s) {', '.join(unknown)}; choose from "
                          f"{', '.join(BY_NAME)}")
+    if args.metric_learn_env == "off":
+        from . import external
+
+        os.environ[external.PYTHON_ENV] = "off"
+    elif only is None or "mmc" in only:
+        _start_metric_learn()
     results = build_report(args.profile, args.out, only=only, progress=not args.no_progress)
     print(f"wrote {args.out}/report.md ({results['profile']} profile, "
           f"{results['wall_time_s']:.0f} s)")
     return 0
+
+
+def _start_metric_learn():
+    """Find or create metric-learn's environment before timing starts; children reuse it."""
+    import importlib.util
+
+    from . import external
+
+    if importlib.util.find_spec("metric_learn") is not None:
+        return
+    python, reason = external.find_python(create=True)
+    if python is None:
+        print(f"metric-learn anchor skipped: {reason}", file=sys.stderr)
+        return
+    os.environ[external.PYTHON_ENV] = python
 
 
 if __name__ == "__main__":

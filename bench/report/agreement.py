@@ -189,3 +189,16 @@ def mmc_objective(X, M, must, cannot):
 
     spread = np.sqrt(sq_dist(cannot)).sum()
     return float(sq_dist(must).sum() / spread**2) if spread > 0 else float("inf")
+
+
+def knn_accuracy(X, y, components, n_neighbors=5, folds=5):
+    """Mean 5-fold cross-validated accuracy of scikit-learn's k-NN on ``X components^T``.
+
+    The folds are fixed (stratified, unshuffled), so two metrics are compared on the same
+    splits.
+    """
+    from sklearn.model_selection import cross_val_score
+    from sklearn.neighbors import KNeighborsClassifier
+
+    Z = np.asarray(X, dtype=np.float64) @ np.asarray(components, dtype=np.float64).T
+    return float(cross_val_score(KNeighborsClassifier(n_neighbors), Z, y, cv=folds).mean())

@@ -90,4 +90,18 @@ def machine_info():
     for module in ("fastdr", "numba", "numpy", "scipy", "sklearn", "faiss", "metric_learn",
                    "matplotlib"):
         info[f"{module}_version"] = _version(module)
+    if info["metric_learn_version"] == "not installed":
+        info["metric_learn_version"] = _external_metric_learn()
     return info
+
+
+def _external_metric_learn():
+    """metric-learn's version in its separate environment, when there is one."""
+    from . import external
+
+    worker, _ = external.worker()
+    if worker is None:
+        return "not installed"
+    v = worker.versions
+    return (f"{v['metric_learn']} (separate environment: scikit-learn {v['sklearn']}, "
+            f"Python {v['python']})")

@@ -75,7 +75,7 @@ def _speed(results, profile):
                   "size** and the status says `n/a` where the sizes differ; the speed-up is "
                   "the ratio at this size. Run `python -m bench.report --profile full` to "
                   "judge the targets.", ""]
-    rows, missing, notes, calls = [], [], [], {}
+    rows, missing, notes, calls, details = [], [], [], {}, []
     for row in results["speed"]:
         if row["status"] == "not available":
             missing.append(f"- `{row['workload']}` ({row['title']}): {row['notes'][0]}")
@@ -100,6 +100,9 @@ def _speed(results, profile):
         ran = [(label, e) for label, e in anchors if "median_s" in e] or [(None, None)]
         for label, entry in ran:
             agreement = row["agreement"].get(label) if label else row["agreement"].get("truth")
+            if agreement and agreement.get("detail"):
+                details.append(f"- `{row['workload']}` m={row['m']:,}, d={row['d']}, "
+                               f"{label or 'ground truth'}: {agreement['detail']}")
             ratio = row["ratios"].get(label)
             rows.append((f"`{row['workload']}`", f"{row['m']:,}", row["d"], row["dtype"],
                          fast_text, label or "(none)", _s(entry["median_s"]) if entry else "-",
@@ -116,6 +119,9 @@ def _speed(results, profile):
                   *missing, ""]
     if notes:
         lines += ["Notes:", "", *dict.fromkeys(notes), ""]
+    if details:
+        lines += ["<details><summary>How each agreement was judged</summary>", "", *details,
+                  "", "</details>", ""]
     if calls:
         lines += ["<details><summary>The exact calls timed</summary>", ""]
         for name, impls in calls.items():

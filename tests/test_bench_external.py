@@ -1,0 +1,108 @@
+"""The metric-learn worker that runs the MMC anchor in a separate Python environment.
+
+A stand-in ``metric_learn`` package (written to a temporary directory) plays metric-learn, so
+the protocol, the data hand-over and the error paths are tested without installing it.
+"""
+
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from bench.report import external
+from bench.report.workloads import metric_learning
+
+STAND_IN = textwrap.dedent('''
+    import numpy as np
+
+    __version__ = "0.0-stand-in"
+
+
+    class MMC_Supervised:
+        def __init__(self, random_state=None):
+            self.random_state = random_state
+
+        def fit(self, X, y):
+            if len(np.unique(y)) < 2:
+                raise ValueError("needs two classes")
+            self.components_ = np.diag(np.arange(1.0, X.shape[1] + 1))
+            self.n_iter_ = 7
+            return self
+
+        def get_mahalanobis_matrix(self):
+            return self.components_.T @ self.components_
+''')
+
+
+@pytest.fixture
+def stand_in(tmp_path):
+    package = tmp_path / "metric_learn"
+    package.mkdir()
+    (package / "__init__.py").write_text(STAND_IN)
+    sklearn_stub = tmp_path / "sklearn"
+    sklearn_stub.mkdir()
+    (sklearn_stub / "__init__.py").write_text('__version__ = "0.0-stub"\n')
+    worker = external.Worker(sys.executable, pythonpath=tmp_path)
+    yield worker
+    worker.close()
+
+
+def test_worker_fits_on_data_loaded_once_and_returns_the_metric(stand_in):
+    assert stand_in.versions["metric_learn"] == "0.0-stand-in"
+    X = np.random.default_rng(0).standard_normal((30, 3))
+    y = np.arange(30) % 2
+    stand_in.load("key", X, y)
+    stand_in.load("key", X, y)  # a second load of the same key sends nothing
+    assert stand_in.loaded == {"key"}
+    fitted = external.FittedMetric(stand_in.call("fit", ("key", "MMC_Supervised",
+                                                         {"random_state": 0})))
+    np.testing.assert_array_equal(fitted.get_mahalanobis_matrix(), np.diag([1.0, 4.0, 9.0]))
+    assert fitted.n_iter_ == 7 and fitted.fit_s >= 0
+
+
+def test_worker_reports_errors_and_stays_usable(stand_in):
+    X = np.ones((4, 2))
+    stand_in.load("one-class", X, np.zeros(4))
+    with pytest.raises(RuntimeError, match="metric-learn worker: ValueError: needs two classes"):
+        stand_in.call("fit", ("one-class", "MMC_Supervised", {}))
+    with pytest.raises(RuntimeError, match="unknown command 'nope'"):
+        stand_in.call("nope", None)
+    assert stand_in.call("hello", None)["metric_learn"] == "0.0-stand-in"
+
+
+def test_worker_exit_is_an_error_not_a_hang(stand_in):
+    stand_in.close()
+    with pytest.raises((RuntimeError, OSError)):
+        stand_in.call("hello", None)
+
+
+def test_find_python_names_the_problem(monkeypatch, tmp_path):
+    monkeypatch.setenv(external.PYTHON_ENV, "off")
+    python, reason = external.find_python()
+    assert python is None and "=off" in reason
+    monkeypatch.setenv(external.PYTHON_ENV, sys.executable)
+    if not external._works(sys.executable):
+        python, reason = external.find_python()
+        assert python is None and "cannot import metric_learn" in reason
+    monkeypatch.delenv(external.PYTHON_ENV)
+    monkeypatch.setenv("FASTDR_CACHE_DIR", str(tmp_path))
+    python, reason = external.find_python(create=False)
+    if python is None:
+        assert "no environment with metric-learn" in reason
+    assert external.venv_dir() == tmp_path / "metric-learn-0.7"
+
+
+def test_mmc_anchor_runs_through_the_worker(stand_in, monkeypatch):
+    from bench.report.data import make_data
+
+    monkeypatch.setattr(metric_learning, "_metric_learn_here", lambda: False)
+    monkeypatch.setattr(external, "worker", lambda: (stand_in, ""))
+    data = make_data("blobs10", 60, 4)
+    assert metric_learning._metric_learn_available() == (True, "")
+    state = metric_learning._mmc_metric_learn_prepare(data)
+    fitted = metric_learning._mmc_metric_learn(data, state)
+    np.testing.assert_array_equal(fitted.components_, np.diag([1.0, 2.0, 3.0, 4.0]))
+    monkeypatch.setattr(external, "worker", lambda: (None, "no environment"))
+    ok, reason = metric_learning._metric_learn_available()
+    assert not ok and "no environment" in reason and "not installed" in reason
