@@ -12,6 +12,7 @@ import scipy.sparse.linalg
 from ._base import BaseEstimator, TransformerMixin
 from ._eigen import (
     SOLVERS,
+    STREAMING_MAX_COLUMNS,
     ZERO_EIGENVALUE_RATIO,
     block_product,
     check_n_components,
@@ -524,9 +525,6 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             self.n_features_in_ = X.shape[1]
             check_dense_allocation((m, m), X.dtype, what=f"The {m} x {m} kernel matrix",
                                    alternative="Pass float32 input or fewer samples.")
-            K = np.empty((m, m), dtype=X.dtype)
-            self._kernel(X, X, K)
-            self.X_fit_ = X
         solver = "dense"
         if isinstance(n_components, int):
             solver = self.eigen_solver
@@ -534,6 +532,14 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                 solver = choose_solver(m, n_components, sparse=False)
             if solver in ("arpack", "lobpcg") and n_components >= m:
                 solver = "dense"
+        # an iterative solver with a thin block reads only K's upper triangle (half the
+        # memory traffic per product), so the rbf kernel need not be mirrored
+        upper = (solver != "dense"
+                 and n_components + max(1, n_components // 2) + 1 <= STREAMING_MAX_COLUMNS)
+        if self.kernel != "precomputed":
+            K = np.empty((m, m), dtype=X.dtype)
+            self._kernel(X, X, K, mirror=not upper)
+            self.X_fit_ = X
         if solver == "dense":
             with parallel_section(self.n_jobs):
                 row_means = double_centre_inplace(K, False, 1.0)
@@ -545,7 +551,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                 K, n_components if isinstance(n_components, int) else m, solver="dense",
                 overwrite_a=True)
         else:
-            operator = _CentredKernel(K, self.n_jobs)
+            operator = _CentredKernel(K, self.n_jobs, upper)
             values, vectors = symmetric_eigenpairs(
                 operator, n_components, solver=solver, random_state=self.random_state,
                 n_jobs=self.n_jobs)
@@ -567,8 +573,11 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.n_components_ = int(k)
         return self
 
-    def _kernel(self, X, Y, out):
-        """Fill ``out`` with the kernel between the rows of X and Y (no temporaries)."""
+    def _kernel(self, X, Y, out, mirror=True):
+        """Fill ``out`` with the kernel between the rows of X and Y (no temporaries).
+
+        ``mirror=False`` (X is Y, rbf): the lower triangle may be left unfilled.
+        """
         gamma = self.gamma_
         if self.kernel == "rbf":
             symmetric = X is Y
@@ -589,7 +598,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                     kernel_kernels.rbf_from_gram_inplace(
                         out, Xc, Yc, q_norms, t_norms, _RECOMPUTE_TOL[np.dtype(X.dtype)], gamma,
                         symmetric)
-            if symmetric:
+            if symmetric and mirror:
                 with parallel_section(self.n_jobs):
                     kernel_kernels.mirror_upper_to_lower(out)
             return out
@@ -651,15 +660,17 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 class _CentredKernel(scipy.sparse.linalg.LinearOperator):
     """The centred kernel ``J K J`` (``J = I - 11^T / m``) applied without forming it.
 
-    A product costs one streaming pass over K (:func:`fastdr._eigen.block_product`) plus
-    O(m b) for the two centrings; the first product carries an extra column of ones, which
+    A product costs one streaming pass over K (:func:`fastdr._eigen.block_product`; with
+    ``upper``, over its upper triangle only, the rest unread) plus O(m b) for the two
+    centrings; the first product carries an extra column of ones, which
     yields K's row means (needed by ``transform``) without another pass.
     """
 
-    def __init__(self, K, n_jobs):
+    def __init__(self, K, n_jobs, upper=False):
         super().__init__(dtype=K.dtype, shape=K.shape)
         self.K = K
         self.n_jobs = n_jobs
+        self.upper = upper
         self.row_means = None
 
     def _matmat(self, Q):
@@ -668,7 +679,7 @@ class _CentredKernel(scipy.sparse.linalg.LinearOperator):
         centred = Q - Q.mean(axis=0)
         if self.row_means is None:
             centred = np.column_stack([centred, np.ones(m, dtype=self.dtype)])
-        product = block_product(self.K, centred, self.n_jobs)
+        product = block_product(self.K, centred, self.n_jobs, upper=self.upper)
         if self.row_means is None:
             self.row_means = product[:, b].astype(np.float64) / m
             product = product[:, :b]

@@ -353,6 +353,19 @@ def test_kernel_pca_iterative_solvers_match_dense(rng, solver):
                 1e-5 if solver == "lobpcg" else 1e-8)
 
 
+@pytest.mark.parametrize("kernel,n_components", [("rbf", 12), ("linear", 2), ("poly", 4)])
+def test_kernel_pca_upper_triangle_and_wide_block_paths_match_dense(rng, kernel, n_components):
+    # rbf with 12 components is too wide for the upper-triangle product (K is mirrored);
+    # the dot-product kernels fill K in full and the thin solves read its upper triangle
+    X = _data(rng, m=260, d=6)
+    dense = KernelPCA(n_components=n_components, kernel=kernel, gamma=0.2,
+                      eigen_solver="dense").fit(X)
+    other = KernelPCA(n_components=n_components, kernel=kernel, gamma=0.2,
+                      eigen_solver="randomized", random_state=0).fit(X)
+    np.testing.assert_allclose(other.eigenvalues_, dense.eigenvalues_, rtol=1e-9)
+    _up_to_sign(other.transform(X[:20]), dense.transform(X[:20]), 1e-7)
+
+
 def test_kernel_pca_all_components_with_arpack_falls_back_to_dense(rng):
     X = _data(rng, m=30, d=3)
     ours = KernelPCA(n_components=30, kernel="rbf", gamma=0.3, eigen_solver="arpack").fit(X)

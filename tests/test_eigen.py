@@ -255,6 +255,18 @@ def test_block_product_matches_numpy(rng, dtype, rtol, b):
     np.testing.assert_array_equal(block_product(A, Q, n_jobs=1), got)
 
 
+@pytest.mark.parametrize("m,b", [(1, 1), (3, 2), (4, 1), (9, 4), (70, 5), (131, 17)])
+def test_upper_triangle_product_matches_numpy_and_ignores_the_lower_triangle(rng, m, b):
+    A = rng.standard_normal((m, m))
+    A = A + A.T
+    stored = A.copy()
+    stored[np.tril_indices(m, -1)] = np.nan  # never read
+    Q = rng.standard_normal((m, b))
+    got = block_product(stored, Q, upper=True)
+    np.testing.assert_allclose(got, A @ Q, rtol=1e-12, atol=1e-12 * np.abs(A).sum(1).max())
+    np.testing.assert_array_equal(block_product(stored, Q, n_jobs=1, upper=True), got)
+
+
 def test_iterative_solvers_asked_for_every_pair_use_dense(rng):
     A = _symmetric(rng, 12)
     for solver in ("arpack", "lobpcg"):
