@@ -9,10 +9,11 @@ probability ``p_i = sum_{j in C_i} p_ij`` of being classified correctly. The obj
 
 where the sum is the graph-Laplacian form ``X^T (diag(rowsum W + colsum W) - W - W^T) X``.
 The kernel walks blocks of rows: one GEMM gives the block's projected distances (norm trick on
-centred ``Z``); each row keeps only its candidates ``j`` with ``d_ij < min_j d_ij + CUT``
-(the others have ``p_ij`` below the round-off of the softmax sum; typically a few per cent of
+centred ``Z``); each row keeps only its candidates ``j`` with ``d_ij <= min_j d_ij + CUT``
+(each other term ``p_ij`` is below the round-off of the softmax sum, all of them together
+below ``m exp(-CUT)`` of it, 3e-14 at m = 50,000; typically a few per cent of
 the row), takes their exp and weights, and ``W_blk X`` is formed from those sparse rows (or by
-a GEMM over the union of the block's candidate columns when that is cheaper), giving
+a GEMM when the rows are dense enough for that to be cheaper), giving
 ``X_blk^T (W_blk X)``. Nothing m x m (or m x m x d) is ever held: memory is
 O(block x m + n_chunks x m + m x (r + d)).
 """
@@ -30,8 +31,9 @@ _NO_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)  # all bits of a double but its sign
 _EXP_FLOOR = -708.0  # below this exp() is under 3.3e-308; such terms are set to 0
 # softmax terms below exp(-CUT) = 5.7e-19 times the row's largest term are dropped: each is
 # under the double-precision round-off of the row's sum, which the largest term alone makes
+# (all m of them together at most m * 5.7e-19 of it: 3e-14 at m = 50,000)
 CUT = 42.0
-AUTO, SPARSE, UNION = 0, 1, 2  # how a block's W X is formed (see _chunk_sums)
+AUTO, SPARSE, DENSE = 0, 1, 2  # how a block's W X is formed (see _chunk_sums)
 # cost per entry, in the same (arbitrary) unit, of forming W_blk X from W's sparse rows (a
 # gather of X's row per candidate) and of a dense GEMM entry (measured on AVX2, d = 50)
 SPARSE_COST = 5.0
@@ -108,7 +110,10 @@ def _distances_row(gram_row, z_norms, norm_i, i):
 
 @njit(cache=True)
 def _candidates(row, limit, idx):
-    """Write the indices j with ``row[j] < limit`` into ``idx``, in order; return how many.
+    """Write the indices j with ``row[j] <= limit`` into ``idx``, in order; return how many.
+
+    ``<=``, so that the nearest point stays a candidate even where ``min + CUT`` rounds to
+    ``min`` (distances above 2^59: every other term is then beyond ``exp(-128)``).
 
     Branch-free (each j is written, the count advances only for a candidate), so a row with
     few candidates costs one streaming pass. O(m).
@@ -116,7 +121,7 @@ def _candidates(row, limit, idx):
     count = 0
     for j in range(row.shape[0]):
         idx[count] = j
-        count += 1 if row[j] < limit else 0
+        count += 1 if row[j] <= limit else 0
     return count
 
 
@@ -153,8 +158,8 @@ def _block_weights(gram, idx_blk, counts, rows_blk, z_norms, codes, colsum, rows
     """Turn a block of Gram rows into the sparse rows of W; return the block's sum of p_i.
 
     Row t keeps the ``counts[t]`` candidates ``j = idx_blk[t, k]`` with
-    ``d_ij < min_j d_ij + CUT`` and their weights in ``gram[t, k]``: the other entries have
-    ``p_ij < exp(-CUT)`` times the largest, below the double-precision round-off of the
+    ``d_ij <= min_j d_ij + CUT`` and their weights in ``gram[t, k]``: the other entries have
+    ``p_ij < exp(-CUT)`` times the largest, each below the double-precision round-off of the
     softmax sum, and count as 0. O(block x m); scratch buffers of length m.
     """
     objective = 0.0
@@ -176,52 +181,22 @@ def _block_weights(gram, idx_blk, counts, rows_blk, z_norms, codes, colsum, rows
 
 
 @njit(cache=True)
-def _union_size(idx_blk, counts, seen):
-    """Number of distinct candidate columns in a block; ``seen`` (all -1) is left all -1."""
-    n_union = 0
-    for t in range(counts.shape[0]):
-        for k in range(counts[t]):
-            j = idx_blk[t, k]
-            if seen[j] < 0:
-                seen[j] = 0
-                n_union += 1
-    for t in range(counts.shape[0]):
-        for k in range(counts[t]):
-            seen[idx_blk[t, k]] = -1
-    return n_union
+def _expand_row(row, idx, count):
+    """Scatter ``row[:count]`` (the weights of candidates ``idx[:count]``) into a dense row.
 
-
-@njit(cache=True)
-def _union_product(gram, idx_blk, counts, X, slot, union, X_union, W_union, out):
-    """``out = W_blk X`` by one GEMM over the union U of the block's candidate columns.
-
-    Gathers ``X[U]`` and the block's weights as a dense ``nb x |U|`` matrix; ``slot`` (length
-    m, all -1) maps a column to its place in U and is reset before returning. Time
-    O(nb |U| d), memory O((nb + d) |U|).
+    In place: ``idx`` is increasing with ``idx[k] >= k``, so walking k downwards never
+    overwrites a weight not yet moved. O(m).
     """
-    nb = counts.shape[0]
-    d = X.shape[1]
-    n_union = 0
-    for t in range(nb):
-        for k in range(counts[t]):
-            j = idx_blk[t, k]
-            if slot[j] < 0:
-                slot[j] = n_union
-                union[n_union] = j
-                n_union += 1
-    for u in range(n_union):
-        j = union[u]
-        for f in range(d):
-            X_union[u, f] = X[j, f]
-    W = W_union[:nb, :n_union]
-    W[:, :] = 0.0
-    for t in range(nb):
-        for k in range(counts[t]):
-            W[t, slot[idx_blk[t, k]]] = gram[t, k]
-    np.dot(W, X_union[:n_union], out)
-    for u in range(n_union):
-        slot[union[u]] = -1
-    return n_union
+    upper = row.shape[0]
+    for k in range(count - 1, -1, -1):
+        j = idx[k]
+        w = row[k]
+        for q in range(j + 1, upper):
+            row[q] = 0.0
+        row[j] = w
+        upper = j
+    for q in range(upper):
+        row[q] = 0.0
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
@@ -283,9 +258,10 @@ def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, mode, first, last, colsum
     """Row blocks ``first..last``: add ``X_blk^T (W_blk X)`` into S and colsum W into colsum.
 
     Writes ``rowsum[i]`` for the chunk's rows; returns the chunk's sum of p_i. ``W_blk X``
-    comes from the sparse rows (``mode == SPARSE``), or from one GEMM over the union of the
-    block's candidate columns (``mode == UNION``); ``AUTO`` picks the cheaper per block by the
-    costs ``SPARSE_COST`` and ``DENSE_COST``. Time O(n_rows m r + candidates d), memory O(block m).
+    comes from the sparse rows (``mode == SPARSE``), or from one GEMM after scattering them
+    into the (dense) Gram block in place (``mode == DENSE``); ``AUTO`` picks the cheaper per
+    block by the costs ``SPARSE_COST`` and ``DENSE_COST``. Time O(n_rows m r + candidates d),
+    memory O(block m).
     """
     m, d = X.shape
     r = Z.shape[1]
@@ -296,10 +272,6 @@ def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, mode, first, last, colsum
     Z_blk = np.empty((block, r))
     X_blk = np.empty((block, d))
     WX = np.empty((block, d))
-    slot = np.full(m, -1, dtype=np.int64)
-    union = np.empty(m, dtype=np.int64)
-    X_union = np.empty((m, d))
-    W_union = np.empty((block, m))
     values = np.empty(m)
     expo = np.empty(m)
     scratch = np.empty(m)
@@ -320,13 +292,13 @@ def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, mode, first, last, colsum
         objective += _block_weights(block_gram, idx_blk, counts[:nb], rows_blk, z_norms, codes,
                                     colsum, rowsum, values, expo, scratch)
         if mode == AUTO:
-            n_union = _union_size(idx_blk, counts[:nb], slot)
-            use_union = DENSE_COST * nb * n_union < SPARSE_COST * counts[:nb].sum()
+            dense = DENSE_COST * nb * m < SPARSE_COST * counts[:nb].sum()
         else:
-            use_union = mode == UNION
-        if use_union:
-            _union_product(block_gram, idx_blk, counts[:nb], X, slot, union, X_union,
-                           W_union, WX[:nb])
+            dense = mode == DENSE
+        if dense:
+            for t in range(nb):
+                _expand_row(block_gram[t], idx_blk[t], counts[t])
+            np.dot(block_gram, X, WX[:nb])
         else:
             _sparse_product(block_gram, idx_blk, counts[:nb], X, WX[:nb])
         S += np.dot(X_blk[:nb].T, WX[:nb])
@@ -355,7 +327,7 @@ def nca_objective_gradient(X, A, codes, rows, block, n_chunks, mode=AUTO):
     thread count). ``rows`` selects the rows i of the objective (all rows for the full
     objective, a mini-batch for SGD); the softmax of each row always runs over all m points.
 
-    ``mode`` fixes how each block's ``W X`` is formed (``AUTO``, ``SPARSE`` or ``UNION``; the
+    ``mode`` fixes how each block's ``W X`` is formed (``AUTO``, ``SPARSE`` or ``DENSE``; the
     results agree to round-off). Time O(|rows| m r + candidates x d + m d^2), at most
     O(|rows| m (r + d) + m d^2); memory O(n_chunks (block + 1) m + m (r + d) + d^2).
 

@@ -23,7 +23,7 @@ from ._progress import IterationLog
 
 INITS = ("auto", "pca", "lda", "identity", "random")
 OPTIMIZERS = ("lbfgs", "sgd")
-_BLOCK_BYTES = 32 * 2**20  # one thread's block of softmax rows: at most about 32 MiB
+_BLOCK_BYTES = 48 * 2**20  # one thread's block of softmax rows: at most about 48 MiB
 _MAX_CHUNKS = 32  # fixed partition of the row blocks: results never depend on n_jobs
 
 
@@ -55,11 +55,12 @@ def nca_objective_gradient(X, A, codes, rows=None, *, n_jobs=None):
     """
     m = X.shape[0]
     if rows is None:
-        # rows grouped by class: a block's candidates then cluster in fewer columns
+        # rows grouped by class (identity order after fit's sort): deterministic blocks
         rows = np.argsort(codes, kind="stable").astype(np.int64)
     # 64 rows per GEMM keep BLAS efficient and amortise re-reading Z and X per block; for
-    # very large m fewer rows keep the block (8 m bytes per row) within _BLOCK_BYTES
-    block = int(np.clip(_BLOCK_BYTES // (8 * m), 16, 64))
+    # very large m fewer rows keep the block (12 m bytes per row: distances or weights, and
+    # candidate indices) within _BLOCK_BYTES
+    block = int(np.clip(_BLOCK_BYTES // (12 * m), 16, 64))
     n_blocks = -(-rows.shape[0] // block)
     n_chunks = max(1, min(n_blocks, _MAX_CHUNKS))
     A = np.ascontiguousarray(A, dtype=np.float64)
@@ -134,8 +135,9 @@ default="auto"
     One objective-and-gradient evaluation costs O(m^2 r + n_c d + m d^2) time, with n_c
     <= m^2 the pairs whose softmax term is above round-off, and O(block x m + m (r + d))
     memory: the kernel walks blocks of rows, computes their projected distances by the
-    norm trick (one GEMM), keeps per row the points within ``min_j d_ij + 42`` (the rest
-    have ``p_ij < 6e-19`` of the row's largest term, below the round-off of its sum), takes
+    norm trick (one GEMM), keeps per row the points within ``min_j d_ij + 42`` (each of the
+    rest has ``p_ij < 6e-19`` of the row's largest term, below the round-off of its sum;
+    all together at most ``m 6e-19`` of it), takes
     the log-sum-exp-stabilised softmax over them, and accumulates the gradient
     ``-2 A X^T (diag(rowsum W + colsum W) - W - W^T) X`` with
     ``w_ij = ([j in C_i] - p_i) p_ij`` from ``X_blk^T (W_blk X)``, formed from the sparse
