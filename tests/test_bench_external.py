@@ -106,3 +106,31 @@ def test_mmc_anchor_runs_through_the_worker(stand_in, monkeypatch):
     monkeypatch.setattr(external, "worker", lambda: (None, "no environment"))
     ok, reason = metric_learning._metric_learn_available()
     assert not ok and "no environment" in reason and "not installed" in reason
+
+
+def test_worker_takes_a_large_payload(stand_in):
+    X = np.random.default_rng(1).standard_normal((20000, 64))  # 10 MB
+    y = np.arange(20000) % 3
+    stand_in.load("big", X, y)
+    fitted = external.FittedMetric(stand_in.call("fit", ("big", "MMC_Supervised", {})))
+    assert fitted.get_mahalanobis_matrix().shape == (64, 64)
+
+
+class _Metric:
+    def __init__(self, components):
+        self.components_ = np.asarray(components, dtype=float)
+
+    def get_mahalanobis_matrix(self):
+        return self.components_.T @ self.components_
+
+
+def test_mmc_agreement_needs_the_objective_and_the_accuracy():
+    from bench.report.data import make_data
+
+    data = make_data("blobs10", 400, 4)
+    euclid = _Metric(np.eye(4))
+    same = metric_learning._mmc_agreement(euclid, _Metric(np.eye(4)), data)
+    assert same.ok and "two standard errors" in same.detail
+    # a metric that drops three of the four features: worse objective and accuracy
+    crushed = _Metric(np.diag([1.0, 1e-6, 1e-6, 1e-6]))
+    assert not metric_learning._mmc_agreement(crushed, euclid, data).ok

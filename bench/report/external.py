@@ -17,6 +17,7 @@ of a few hundred bytes around the fit, so the anchor is timed as if it ran here.
 
 import atexit
 import os
+import pickle
 import subprocess
 import sys
 import threading
@@ -40,10 +41,18 @@ def _venv_python(root):
     return root / scripts / ("python.exe" if os.name == "nt" else "python")
 
 
+def _clean_env(pythonpath=None):
+    """This environment without ``PYTHONPATH``: the other Python must not see our packages."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    if pythonpath:
+        env["PYTHONPATH"] = str(pythonpath)
+    return env
+
+
 def _works(python):
     try:
         done = subprocess.run([str(python), "-c", "import metric_learn"], capture_output=True,
-                              timeout=120)
+                              timeout=120, env=_clean_env())
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
@@ -58,7 +67,7 @@ def create_env(log=sys.stderr):
     steps = ([sys.executable, "-m", "venv", str(root)],
              [str(python), "-m", "pip", "install", "--quiet", *REQUIREMENTS])
     for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True)
+        done = subprocess.run(step, capture_output=True, text=True, env=_clean_env())
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(step[:4])} ... failed: "
                                f"{(done.stderr or done.stdout).strip()[-300:]}")
@@ -115,18 +124,17 @@ class Worker:
         from .metric_learn_worker import _read, _write
 
         self._read, self._write = _read, _write
-        # the other environment must not see this one's packages (its scikit-learn)
-        env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-        if pythonpath:
-            env["PYTHONPATH"] = str(pythonpath)
         self.process = subprocess.Popen([python, str(_WORKER_FILE)], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, env=env)
+                                        stdout=subprocess.PIPE, env=_clean_env(pythonpath))
         self.loaded = set()
         self.versions = self.call("hello", None)
 
     def call(self, command, payload):
-        self._write(self.process.stdin, (command, payload))
-        reply = self._read(self.process.stdout)
+        try:
+            self._write(self.process.stdin, (command, payload))
+            reply = self._read(self.process.stdout)
+        except (OSError, EOFError, pickle.UnpicklingError) as exc:
+            raise RuntimeError(f"the metric-learn worker failed: {exc!r}") from exc
         if reply is None:
             raise RuntimeError("the metric-learn worker exited")
         status, value = reply

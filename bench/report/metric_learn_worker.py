@@ -18,6 +18,7 @@ Commands
     Exits.
 """
 
+import os
 import pickle
 import struct
 import sys
@@ -69,8 +70,12 @@ def _handle(command, payload, datasets):
 
 
 def main():
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # stray prints must not corrupt the protocol
+    stdin = sys.stdin.buffer
+    # the protocol gets its own copy of fd 1; fd 1 itself (and Python's stdout) then point
+    # at stderr, so stray output, from Python or from compiled code, cannot corrupt it
+    stdout = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     datasets = {}
     while True:
         message = _read(stdin)
