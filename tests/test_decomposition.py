@@ -366,6 +366,28 @@ def test_kernel_pca_upper_triangle_and_wide_block_paths_match_dense(rng, kernel,
     _up_to_sign(other.transform(X[:20]), dense.transform(X[:20]), 1e-7)
 
 
+def test_kernel_pca_thin_iterative_solve_never_reads_the_unmirrored_half(rng, monkeypatch):
+    original = KernelPCA._kernel
+    mirrored = []
+
+    def poisoned(self, X, Y, out, mirror=True):
+        original(self, X, Y, out, mirror=mirror)
+        mirrored.append(mirror)
+        if not mirror:
+            out[np.tril_indices(out.shape[0], -1)] = np.nan
+        return out
+
+    monkeypatch.setattr(KernelPCA, "_kernel", poisoned)
+    X = _data(rng, m=300, d=5)
+    other = KernelPCA(n_components=3, kernel="rbf", gamma=0.2, eigen_solver="randomized",
+                      random_state=0).fit(X)
+    assert mirrored[0] is False  # the fit took the upper-triangle path
+    monkeypatch.undo()
+    dense = KernelPCA(n_components=3, kernel="rbf", gamma=0.2, eigen_solver="dense").fit(X)
+    np.testing.assert_allclose(other.eigenvalues_, dense.eigenvalues_, rtol=1e-9)
+    _up_to_sign(other.transform(X[:20]), dense.transform(X[:20]), 1e-8)
+
+
 def test_kernel_pca_all_components_with_arpack_falls_back_to_dense(rng):
     X = _data(rng, m=30, d=3)
     ours = KernelPCA(n_components=30, kernel="rbf", gamma=0.3, eigen_solver="arpack").fit(X)

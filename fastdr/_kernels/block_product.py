@@ -137,7 +137,7 @@ def _upper_rows_times_block(A, Qt, out, acc, i0, i1):
 
 
 #: Fixed partition of the symmetric product: results never depend on the thread count.
-UPPER_CHUNKS = 16
+UPPER_CHUNKS = 32
 
 
 @njit(cache=True, parallel=True)
@@ -149,7 +149,8 @@ def upper_times_block(A, Qt, out):
     (equal work per pair) and split into ``UPPER_CHUNKS`` fixed chunks; each chunk adds its
     rows' own parts to ``out`` and their mirrored parts to a private (b, m) accumulator,
     merged afterwards in chunk order, so the result does not depend on the thread count.
-    Time O(m^2 b), one pass over the upper triangle; memory O(UPPER_CHUNKS m b).
+    Time O(m^2 b), one pass over the upper triangle; memory O(UPPER_CHUNKS m b) (at most 32
+    threads work on one product).
     """
     m = A.shape[0]
     b = Qt.shape[0]
