@@ -84,56 +84,42 @@ def _upper_rows_times_block(A, Qt, out, acc, i0, i1):
                     acc[c, j] += a * np.float64(Qt[c, i])
     if i1 >= n:
         return
-    width = n - i1
-    if i1 - i0 == 4:
-        # tiles of columns: the four row pieces, q and the accumulator stay in L1 while
-        # every column of the block sweeps them
-        for start in range(i1, n, _UPPER_TILE):
-            stop = min(n, start + _UPPER_TILE)
-            tile = stop - start
-            r0 = A[i0, start:stop]
-            r1 = A[i0 + 1, start:stop]
-            r2 = A[i0 + 2, start:stop]
-            r3 = A[i0 + 3, start:stop]
-            for c in range(b):
-                q = Qt[c, start:stop]
-                y = acc[c, start:stop]
-                q0 = np.float64(Qt[c, i0])
-                q1 = np.float64(Qt[c, i0 + 1])
-                q2 = np.float64(Qt[c, i0 + 2])
-                q3 = np.float64(Qt[c, i0 + 3])
-                a0 = 0.0
-                a1 = 0.0
-                a2 = 0.0
-                a3 = 0.0
-                for j in range(tile):
-                    qj = np.float64(q[j])
-                    v0 = np.float64(r0[j])
-                    v1 = np.float64(r1[j])
-                    v2 = np.float64(r2[j])
-                    v3 = np.float64(r3[j])
-                    a0 += v0 * qj
-                    a1 += v1 * qj
-                    a2 += v2 * qj
-                    a3 += v3 * qj
-                    y[j] += (v0 * q0 + v1 * q1) + (v2 * q2 + v3 * q3)
-                out[i0, c] += a0
-                out[i0 + 1, c] += a1
-                out[i0 + 2, c] += a2
-                out[i0 + 3, c] += a3
-    else:
-        for i in range(i0, i1):
-            row = A[i, i1:]
-            for c in range(b):
-                q = Qt[c, i1:]
-                y = acc[c, i1:]
-                qi = np.float64(Qt[c, i])
-                total = 0.0
-                for j in range(width):
-                    v = np.float64(row[j])
-                    total += v * np.float64(q[j])
-                    y[j] += v * qi
-                out[i, c] += total
+    # only the last group can have fewer than 4 rows, and nothing lies right of it
+    # tiles of columns: the four row pieces, q and the accumulator stay in L1 while
+    # every column of the block sweeps them
+    for start in range(i1, n, _UPPER_TILE):
+        stop = min(n, start + _UPPER_TILE)
+        tile = stop - start
+        r0 = A[i0, start:stop]
+        r1 = A[i0 + 1, start:stop]
+        r2 = A[i0 + 2, start:stop]
+        r3 = A[i0 + 3, start:stop]
+        for c in range(b):
+            q = Qt[c, start:stop]
+            y = acc[c, start:stop]
+            q0 = np.float64(Qt[c, i0])
+            q1 = np.float64(Qt[c, i0 + 1])
+            q2 = np.float64(Qt[c, i0 + 2])
+            q3 = np.float64(Qt[c, i0 + 3])
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            a3 = 0.0
+            for j in range(tile):
+                qj = np.float64(q[j])
+                v0 = np.float64(r0[j])
+                v1 = np.float64(r1[j])
+                v2 = np.float64(r2[j])
+                v3 = np.float64(r3[j])
+                a0 += v0 * qj
+                a1 += v1 * qj
+                a2 += v2 * qj
+                a3 += v3 * qj
+                y[j] += (v0 * q0 + v1 * q1) + (v2 * q2 + v3 * q3)
+            out[i0, c] += a0
+            out[i0 + 1, c] += a1
+            out[i0 + 2, c] += a2
+            out[i0 + 3, c] += a3
 
 
 #: Fixed partition of the symmetric product: results never depend on the thread count.
