@@ -336,6 +336,15 @@ def block_product(A, block, n_jobs=None, upper=False):
     return np.asarray(A @ block, dtype=block.dtype)
 
 
+def randomized_block_width(k, n_oversamples=None):
+    """Columns of the randomized solver's block: ``k`` plus the oversampling.
+
+    None means ``max(1, k // 2)`` extra columns. (The block can never exceed n.)
+    """
+    extra = max(1, k // 2) if n_oversamples is None else int(n_oversamples)
+    return k + extra
+
+
 def _block_krylov(A, k, largest, tol, max_iter, rng, n_oversamples, n_jobs=None):
     """Randomized block Krylov (block Lanczos with full reorthogonalisation, thick restarts).
 
@@ -353,8 +362,7 @@ def _block_krylov(A, k, largest, tol, max_iter, rng, n_oversamples, n_jobs=None)
     dtype = np.float32 if A.dtype == np.float32 else np.float64
     if tol <= 0:
         tol = 1e-5 if dtype == np.float32 else 1e-10
-    extra = max(1, k // 2) if n_oversamples is None else int(n_oversamples)
-    b = min(n, k + extra)
+    b = min(n, randomized_block_width(k, n_oversamples))
     max_width = min(n, max(10 * b, 60))
     basis = np.empty((n, max_width), dtype=dtype)
     products = np.empty((n, max_width), dtype=dtype)

@@ -20,6 +20,7 @@ from ._eigen import (
     clip_negative_eigenvalues,
     fix_signs,
     n_components_for_ratio,
+    randomized_block_width,
     symmetric_eigenpairs,
     zero_roundoff_eigenvalues,
 )
@@ -534,8 +535,9 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                 solver = "dense"
         # an iterative solver with a thin block reads only K's upper triangle (half the
         # memory traffic per product), so the rbf kernel need not be mirrored
+        # (+ 1: the first product carries a column of ones for the row means)
         upper = (solver != "dense"
-                 and n_components + max(1, n_components // 2) + 1 <= STREAMING_MAX_COLUMNS)
+                 and randomized_block_width(n_components) + 1 <= STREAMING_MAX_COLUMNS)
         if self.kernel != "precomputed":
             K = np.empty((m, m), dtype=X.dtype)
             self._kernel(X, X, K, mirror=not upper)
