@@ -55,8 +55,8 @@ def nca_objective_gradient(X, A, codes, rows=None, *, n_jobs=None):
     """
     m = X.shape[0]
     if rows is None:
-        # rows grouped by class (identity order after fit's sort): deterministic blocks
-        rows = np.argsort(codes, kind="stable").astype(np.int64)
+        # all rows in order (fit passes the points already grouped by class)
+        rows = np.arange(m, dtype=np.int64)
     # 64 rows per GEMM keep BLAS efficient and amortise re-reading Z and X per block; for
     # very large m fewer rows keep the block (12 m bytes per row: distances or weights, and
     # candidate indices) within _BLOCK_BYTES
