@@ -5,10 +5,20 @@ Everything here is read at call time, never written at import.
 
 import os
 
+import numpy as np
+
 #: The one fast-math flag set used by kernels that may use it. It leaves out ``nnan`` and
 #: ``ninf`` on purpose: kernels that meet inf (heaps seeded with inf, Dijkstra) keep IEEE
 #: semantics, and kernels that use this set must still be correct for finite input.
 FASTMATH = frozenset({"nsz", "arcp", "contract", "afn", "reassoc"})
+
+#: From this many features up, squared distances use the norm trick (one GEMM) instead of
+#: direct sums of squared differences.
+GEMM_MIN_DIM = 16
+
+#: Relative tolerance below which a norm-trick squared distance is recomputed directly
+#: (cancellation), per dtype.
+RECOMPUTE_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
 
 _MEMORY_BUDGET_ENV = "FASTDR_MEMORY_BUDGET"
 

@@ -1,22 +1,6 @@
 """One place that computes the top or bottom eigenpairs of a symmetric matrix.
 
-Solvers
--------
-* ``"dense"``: LAPACK ``eigh`` (``syevr``) with ``subset_by_index``; O(n^3), exact.
-* ``"arpack"``: implicitly restarted Lanczos (``scipy.sparse.linalg.eigsh``), one
-  matrix-vector product per step. For the bottom of a sparse matrix ARPACK runs in
-  shift-invert mode around 0 and falls back to LOBPCG, with a warning, if the factorisation
-  fails.
-* ``"lobpcg"``: ``scipy.sparse.linalg.lobpcg``, a block method.
-* ``"randomized"``: randomized block Krylov -- block Lanczos from a random orthonormal
-  block of ``k + max(1, k // 2)`` columns, with full reorthogonalisation and thick restarts, and
-  a residual test every pass: it stops when ``|A u - theta u| <= tol * max |theta|`` for
-  every wanted pair. One pass is one product of A with a block; on a big dense matrix that
-  costs little more than one ARPACK matrix-vector product (both are bound by reading the
-  matrix), and it needs several times fewer passes than ARPACK needs products (on rbf
-  kernel matrices 8-12 passes where ARPACK took 21-110 products), so it is the fastest
-  solver there. Like any Lanczos method it converges to both ends of the spectrum,
-  so it serves the top and the bottom pairs of indefinite matrices alike.
+The solvers are described in :mod:`fastdr._eigen_solvers`.
 
 Rule of ``solver="auto"``
 -------------------------
@@ -31,21 +15,42 @@ eigenvector's sign fixed so that its entry of largest magnitude is positive (sci
 ``svd_flip`` convention). A solver failure is re-raised as :class:`EigenSolverError`, whose
 message names another ``eigen_solver`` to try.
 
-This module also holds the ``n_components`` rules shared by the spectral estimators:
-:func:`check_n_components` and :func:`n_components_for_ratio`.
+The pipeline
+------------
+:func:`spectral_pairs` is the one entry point of the estimators (PCA, KernelPCA,
+ClassicalMDS, Isomap, LLE, LDA, the metric learners). In order it: resolves the solver
+(:func:`plan_solve`: the ``"auto"`` rule, and the memory check of LAPACK's work copy and of
+the eigenvectors), solves (:func:`symmetric_eigenpairs`: sorted pairs, deterministic signs,
+solver fallback), refuses a non-finite or short result with a ValueError naming the remedy,
+clips negative eigenvalues (warning when they are not round-off), zeroes round-off
+eigenvalues, and picks ``n_components`` (an int, a variance ratio, or every non-zero pair).
+:func:`reads_upper_triangle` answers whether a solve through a symmetric operator may read
+only the upper triangle of its matrix.
 """
 
-import numbers
-import warnings
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from ._kernels.block_product import dense_times_block, upper_times_block
-from ._parallel import parallel_section
-from ._validation import check_option, check_random_state
+from ._eigen_solvers import (
+    STREAMING_MAX_COLUMNS,
+    EigenSolverError,
+    arpack_pairs,
+    block_krylov_pairs,
+    dense_pairs,
+    generalized_pairs,
+    lobpcg_pairs,
+    randomized_block_width,
+)
+from ._eigen_values import (
+    clip_negative_eigenvalues,
+    fix_signs,
+    select_count,
+    zero_roundoff_eigenvalues,
+)
+from ._validation import check_dense_allocation, check_option, check_random_state
 
 SOLVERS = ("auto", "dense", "arpack", "lobpcg", "randomized")
 DENSE_MAX_N = 1000
@@ -53,14 +58,6 @@ SPARSE_DENSE_MAX_N = 200
 DENSE_FRACTION = 0.1
 AUTO_RANDOMIZED_MAX_ITER = 100
 RANDOMIZED_MAX_ITER = 1000
-#: Round-off allowance of the cumulative-ratio rule of :func:`n_components_for_ratio`.
-RATIO_ROUNDOFF = 1e-12
-#: Eigenvalues below this fraction of the largest count as zero in ``n_components=None``.
-ZERO_EIGENVALUE_RATIO = 1e-12
-
-
-class EigenSolverError(RuntimeError):
-    """An eigensolver failed; the message names a different ``eigen_solver`` to try."""
 
 
 def choose_solver(n, n_components, *, sparse):
@@ -77,15 +74,87 @@ def choose_solver(n, n_components, *, sparse):
     return "randomized"
 
 
-def fix_signs(vectors):
-    """Flip each column so that its entry of largest magnitude is positive. In place."""
-    if vectors.size == 0:
-        return vectors
-    rows = np.argmax(np.abs(vectors), axis=0)
-    signs = np.sign(vectors[rows, np.arange(vectors.shape[1])])
-    signs[signs == 0] = 1
-    vectors *= signs.astype(vectors.dtype)
-    return vectors
+def resolve_solver(solver, n, n_components, *, sparse):
+    """The solver a solve of k = ``n_components`` pairs of an n x n matrix will run.
+
+    ``"auto"`` follows :func:`choose_solver`; ARPACK and LOBPCG cannot return every pair, so
+    ``n_components >= n`` runs ``"dense"``.
+    """
+    check_option(solver, "eigen_solver", SOLVERS)
+    if solver == "auto":
+        solver = choose_solver(n, n_components, sparse=sparse)
+    if solver in ("arpack", "lobpcg") and n_components >= n:
+        solver = "dense"
+    return solver
+
+
+def reads_upper_triangle(solver, n, n_components, *, extra_columns=0, n_oversamples=None):
+    """Will this solve, through an operator on a symmetric n x n array, read only its upper
+    triangle?
+
+    True when the resolved solver is iterative and its widest block (the randomized block,
+    plus ``extra_columns`` the operator adds) fits the streaming kernel
+    (:data:`STREAMING_MAX_COLUMNS`): the product then goes through
+    :func:`fastdr._kernels.block_product.upper_times_block`, and the caller need not fill in
+    (mirror) the lower triangle. The dense solver reads the whole matrix.
+    """
+    if resolve_solver(solver, n, n_components, sparse=False) == "dense":
+        return False
+    width = randomized_block_width(n_components, n_oversamples) + extra_columns
+    return width <= STREAMING_MAX_COLUMNS
+
+
+def plan_solve(n, n_components, *, solver="auto", sparse=False, dtype=np.float64,
+               overwrite_a=False, what="The matrix", work_copy_what=None):
+    """Resolve the solver and check its memory against the budget; return the solver.
+
+    Estimators may call this early (before the costly work that builds the matrix) so that
+    a solve that cannot fit fails first; :func:`spectral_pairs` calls it again.
+
+    Parameters
+    ----------
+    n : int
+        Matrix size.
+    n_components : int
+        Pairs to compute (n for the whole spectrum).
+    solver : str
+    sparse : bool
+        The matrix is scipy sparse (the dense solver then makes a float64 dense copy).
+    dtype : dtype
+        The matrix's dtype.
+    overwrite_a : bool
+        The dense solver may destroy the (dense) matrix: no work copy.
+    what : str
+        The matrix's name, for messages.
+    work_copy_what : str or None
+        The name of the dense work copy in the memory message (default: LAPACK's work copy
+        of ``what``).
+
+    Returns
+    -------
+    str
+        The resolved solver.
+
+    Raises
+    ------
+    fastdr.MemoryBudgetError
+        When the dense work copy or the eigenvectors do not fit in the budget.
+    """
+    solver = resolve_solver(solver, n, n_components, sparse=sparse)
+    if solver == "dense" and (sparse or not overwrite_a):
+        copy_dtype = np.float64 if sparse else dtype
+        name = work_copy_what or f"LAPACK's work copy of {_lower_article(what)}"
+        check_dense_allocation(
+            (n, n), copy_dtype, what=f"{name} (eigen_solver='dense')",
+            alternative="Use eigen_solver='arpack' or 'randomized', which need no copy.")
+    check_dense_allocation(
+        (n, n_components), dtype, what=f"The {n} x {n_components} eigenvectors of {what}",
+        alternative="Ask for fewer components (an int n_components).")
+    return solver
+
+
+def _lower_article(what):
+    return "the" + what[3:] if what.startswith("The ") else what
 
 
 def symmetric_eigenpairs(
@@ -161,22 +230,22 @@ def symmetric_eigenpairs(
     rng = check_random_state(random_state)
     try:
         if solver == "dense":
-            values, vectors = _dense(A, n_components, largest, overwrite_a)
+            values, vectors = dense_pairs(A, n_components, largest, overwrite_a)
         elif solver == "arpack":
-            values, vectors = _arpack(A, n_components, largest, tol, max_iter, rng, sparse)
+            values, vectors = arpack_pairs(A, n_components, largest, tol, max_iter, rng, sparse)
         elif solver == "lobpcg":
-            values, vectors = _lobpcg(A, n_components, largest, tol, max_iter, rng)
+            values, vectors = lobpcg_pairs(A, n_components, largest, tol, max_iter, rng)
         elif auto:
             try:
-                values, vectors = _block_krylov(
+                values, vectors = block_krylov_pairs(
                     A, n_components, largest, tol, AUTO_RANDOMIZED_MAX_ITER, rng,
                     n_oversamples, n_jobs)
             except EigenSolverError:
                 solver = "arpack"
-                values, vectors = _arpack(A, n_components, largest, tol, max_iter, rng,
+                values, vectors = arpack_pairs(A, n_components, largest, tol, max_iter, rng,
                                           sparse)
         else:
-            values, vectors = _block_krylov(
+            values, vectors = block_krylov_pairs(
                 A, n_components, largest, tol, max_iter or RANDOMIZED_MAX_ITER, rng,
                 n_oversamples, n_jobs)
     except (EigenSolverError, scipy.sparse.linalg.ArpackError, np.linalg.LinAlgError,
@@ -193,353 +262,132 @@ def symmetric_eigenpairs(
     return values, fix_signs(vectors)
 
 
-def _dense(A, k, largest, overwrite_a):
-    if scipy.sparse.issparse(A):
-        A = A.toarray()
-        overwrite_a = True
-    n = A.shape[0]
-    subset = (n - k, n - 1) if largest else (0, k - 1)
-    if A.flags.c_contiguous and not A.flags.f_contiguous:
-        A = A.T  # the same symmetric matrix, in the Fortran order LAPACK works in
-    return scipy.linalg.eigh(A, subset_by_index=subset, overwrite_a=overwrite_a,
-                             check_finite=False)
+#: Default remedy of a non-finite matrix or spectrum.
+NONFINITE_REMEDY = ("The input is too large (or too small) for its dtype: scale it first "
+                    "(for example with sklearn.preprocessing.StandardScaler), or pass float64.")
 
 
-def _arpack(A, k, largest, tol, max_iter, rng, sparse):
-    n = A.shape[0]
-    v0 = rng.uniform(-1, 1, n)
-    if largest:
-        return scipy.sparse.linalg.eigsh(A, k=k, which="LA", tol=tol, maxiter=max_iter, v0=v0)
-    if sparse:
-        try:
-            return _shift_invert_bottom(A, k, tol, max_iter, v0)
-        except RuntimeError as exc:  # singular factorisation, even shifted
-            warnings.warn(
-                f"Shift-invert ARPACK could not factor the matrix ({exc}); falling back to "
-                "LOBPCG. Set eigen_solver='dense' for small problems.",
-                RuntimeWarning,
-                stacklevel=4,
-            )
-            return _lobpcg(A, k, largest, tol, max_iter, rng)
-    return scipy.sparse.linalg.eigsh(A, k=k, which="SA", tol=tol, maxiter=max_iter, v0=v0)
+def check_finite_matrix(A, what, remedy=NONFINITE_REMEDY):
+    """Raise a ValueError naming ``what`` and ``remedy`` unless the ndarray A is finite.
 
-
-def _splu_symmetric(A_csc):
-    """SuperLU with a symmetric ordering (minimum degree on A^T + A), diagonal pivots first."""
-    return scipy.sparse.linalg.splu(A_csc, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.01,
-                                    options={"SymmetricMode": True})
-
-
-def _shift_invert_bottom(A, k, tol, max_iter, v0):
-    """Bottom k pairs of a sparse symmetric A by ARPACK on (A - sigma I)^-1 (one sparse LU).
-
-    For the positive semidefinite matrices met here (LLE's M, graph Laplacians) the symmetric
-    ordering has about half the fill of SuperLU's default column ordering and factors
-    several times faster. sigma is 0; when SuperLU finds A exactly singular (LLE's M with
-    groups of duplicate points), sigma moves to -1e-12 times the largest diagonal magnitude
-    (the eigenvectors are unchanged), with a warning. A second failure raises RuntimeError.
+    Scans row blocks of about 2^20 elements, so no m x m temporary is made. O(size).
     """
-    n = A.shape[0]
-    csc = scipy.sparse.csc_matrix(A, dtype=np.float64)
-    sigma = 0.0
-    try:
-        lu = _splu_symmetric(csc)
-    except RuntimeError as exc:
-        sigma = -1e-12 * (float(np.abs(csc.diagonal()).max()) or 1.0)
-        warnings.warn(
-            f"Shift-invert ARPACK could not factor the matrix at 0 ({exc}); factoring it "
-            f"shifted by {-sigma:.3g} instead (the eigenvectors are the same).",
-            RuntimeWarning,
-            stacklevel=5,
-        )
-        lu = _splu_symmetric(scipy.sparse.csc_matrix(csc - sigma * scipy.sparse.eye(n)))
-    op = scipy.sparse.linalg.LinearOperator((n, n), matvec=lu.solve, dtype=np.float64)
-    return scipy.sparse.linalg.eigsh(A, k=k, sigma=sigma, which="LM", tol=tol,
-                                     maxiter=max_iter, v0=v0, OPinv=op)
+    rows = max(1, 2**20 // max(1, A.shape[1] if A.ndim == 2 else 1))
+    for start in range(0, A.shape[0], rows):
+        if not np.isfinite(A[start:start + rows]).all():
+            raise ValueError(f"{what} has non-finite entries (inf or NaN). {remedy}")
 
 
-def _lobpcg(A, k, largest, tol, max_iter, rng):
-    n = A.shape[0]
-    X = rng.standard_normal((n, k))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        values, vectors = scipy.sparse.linalg.lobpcg(
-            A, X, tol=tol or None, maxiter=max_iter or 200, largest=largest
-        )
-    residual_tol = tol or np.sqrt(np.finfo(np.float64).eps) * n
-    residuals = np.linalg.norm(A @ vectors - vectors * values, axis=0)
-    if residuals.max() > 10 * residual_tol:
-        raise EigenSolverError(
-            f"LOBPCG did not converge: the largest residual |A v - lambda v| is "
-            f"{residuals.max():.3g}, above the tolerance {residual_tol:.3g}."
-        )
-    return values, vectors
-
-
-def _orthonormal(Y):
-    return np.linalg.qr(Y, mode="reduced")[0]
-
-
-def _new_block(residual, basis, rng):
-    """Orthonormal block spanning ``residual`` minus its part in ``basis`` (twice, CGS2).
-
-    Columns that vanish (the Krylov space became invariant) are replaced by random vectors,
-    so the block always brings new directions.
-    """
-    scale = np.linalg.norm(residual, axis=0)
-    residual = residual - basis @ (basis.T @ residual)
-    residual -= basis @ (basis.T @ residual)
-    lost = np.linalg.norm(residual, axis=0) <= 1e-8 * np.maximum(scale, 1e-300)
-    if lost.any():
-        fresh = rng.standard_normal((residual.shape[0], int(lost.sum())))
-        residual[:, lost] = fresh.astype(residual.dtype)
-        residual -= basis @ (basis.T @ residual)
-    block = _orthonormal(residual)
-    block -= basis @ (basis.T @ block)
-    return _orthonormal(block)
-
-
-#: Up to this many columns, a dense product runs in the streaming numba kernel, not BLAS.
-STREAMING_MAX_COLUMNS = 16
-
-
-def block_product(A, block, n_jobs=None, upper=False):
-    """``A @ block``; a dense C-ordered A with a thin block goes through the streaming kernel.
-
-    Parameters
-    ----------
-    A : ndarray, sparse matrix or LinearOperator of shape (m, n)
-    block : ndarray of shape (n, b)
-    n_jobs : int or None
-        Threads of the streaming kernel.
-    upper : bool, default=False
-        A is a symmetric ndarray of which only the upper triangle is filled in (and read):
-        the product always goes through
-        :func:`fastdr._kernels.block_product.upper_times_block` (half the memory traffic;
-        best for thin blocks, correct for any).
-
-    Returns
-    -------
-    ndarray of shape (m, b), in block's dtype
-    """
-    if upper:
-        out = np.empty((A.shape[0], block.shape[1]), dtype=np.float64)
-        with parallel_section(n_jobs):
-            upper_times_block(A, np.ascontiguousarray(block.T), out)
-        return out.astype(block.dtype, copy=False)
-    if (isinstance(A, np.ndarray) and A.flags.c_contiguous
-            and block.shape[1] <= STREAMING_MAX_COLUMNS):
-        out = np.empty((A.shape[0], block.shape[1]), dtype=np.float64)
-        with parallel_section(n_jobs):
-            dense_times_block(A, np.ascontiguousarray(block.T), out)
-        return out.astype(block.dtype, copy=False)
-    return np.asarray(A @ block, dtype=block.dtype)
-
-
-def randomized_block_width(k, n_oversamples=None):
-    """Columns of the randomized solver's block: ``k`` plus the oversampling.
-
-    None means ``max(1, k // 2)`` extra columns. (The block can never exceed n.)
-    """
-    extra = max(1, k // 2) if n_oversamples is None else int(n_oversamples)
-    return k + extra
-
-
-def _block_krylov(A, k, largest, tol, max_iter, rng, n_oversamples, n_jobs=None):
-    """Randomized block Krylov (block Lanczos with full reorthogonalisation, thick restarts).
-
-    Starts from a random orthonormal n x b block (b = k + n_oversamples), extends the basis
-    V by one block per pass (one product ``A @ block``, through the streaming kernel for a
-    dense matrix), keeps ``H = V^T A V`` up to date from the new block only, and after every
-    pass takes Ritz pairs from H (Rayleigh-Ritz). It stops when every wanted pair has
-    ``|A u - theta u| <= tol * max |theta|``. When the basis would exceed ``max(10 b, 60)``
-    columns it restarts from its best half (thick restart: the kept Ritz vectors carry what
-    the discarded directions taught). Lanczos converges to both ends of the spectrum, so the
-    largest (or smallest) algebraic eigenvalues are found on indefinite matrices too.
-    Time O(passes * (cost of A @ block + n w b)) with w the basis width; memory O(n w).
-    """
-    n = A.shape[0]
-    dtype = np.float32 if A.dtype == np.float32 else np.float64
-    if tol <= 0:
-        tol = 1e-5 if dtype == np.float32 else 1e-10
-    b = min(n, randomized_block_width(k, n_oversamples))
-    max_width = min(n, max(10 * b, 60))
-    basis = np.empty((n, max_width), dtype=dtype)
-    products = np.empty((n, max_width), dtype=dtype)
-    H = np.zeros((max_width, max_width), dtype=np.float64)
-    block = _orthonormal(rng.standard_normal((n, b)).astype(dtype))
-    width = 0
-    worst = np.inf
-    for _ in range(max_iter):
-        step = block.shape[1]
-        new_products = block_product(A, block, n_jobs)
-        stop = width + step
-        basis[:, width:stop] = block
-        products[:, width:stop] = new_products
-        cross = np.asarray(basis[:, :stop].T @ new_products, dtype=np.float64)
-        H[:stop, width:stop] = cross
-        H[width:stop, :stop] = cross.T
-        width = stop
-        theta, S = np.linalg.eigh(0.5 * (H[:width, :width] + H[:width, :width].T))
-        if largest:
-            theta, S = theta[::-1], S[:, ::-1]
-        S = np.ascontiguousarray(S).astype(dtype)
-        U = basis[:, :width] @ S[:, :k]
-        AU = products[:, :width] @ S[:, :k]
-        residuals = np.linalg.norm(AU - U * theta[:k].astype(dtype), axis=0)
-        scale = max(np.abs(theta).max(), np.finfo(np.float64).tiny)
-        worst = residuals.max() / scale
-        if worst <= tol or width >= n:
-            return theta[:k], U
-        last = new_products
-        if width + b > max_width and max_width < n:
-            keep = min(width, max(k + b, max_width // 2))
-            kept = basis[:, :width] @ S[:, :keep]
-            kept_products = products[:, :width] @ S[:, :keep]
-            basis[:, :keep] = kept
-            products[:, :keep] = kept_products
-            H[:, :] = 0.0
-            H[np.arange(keep), np.arange(keep)] = theta[:keep]
-            width = keep
-            last = kept_products[:, :b] - kept[:, :b] * theta[:b].astype(dtype)
-        step = min(b, n - width, last.shape[1])
-        block = _new_block(last[:, :step], basis[:, :width], rng)
-    raise EigenSolverError(
-        f"block Krylov iteration did not converge in {max_iter} passes (relative residual "
-        f"{worst:.3g} > tol {tol:.3g})."
-    )
-
-
-def clip_negative_eigenvalues(values, *, what, warn_ratio=None):
-    """Clip negative eigenvalues to 0; warn, naming them, when any is not negligible.
-
-    A negative eigenvalue is negligible (round-off) when its magnitude is at most
-    ``warn_ratio`` times the largest eigenvalue magnitude. ``warn_ratio=None`` uses 1e-8 for
-    float64 values and 1e-3 for float32 values (whose eigensolver round-off is larger).
-
-    Parameters
-    ----------
-    values : array-like of shape (k,)
-    what : str
-        What the eigenvalues belong to, for the warning ("The double-centred kernel matrix").
-    warn_ratio : float or None
-
-    Returns
-    -------
-    ndarray of float64
-        The clipped copy.
-    """
-    values = np.asarray(values)
-    if warn_ratio is None:
-        warn_ratio = 1e-3 if values.dtype == np.float32 else 1e-8
-    values = np.array(values, dtype=np.float64)
-    negative = values < 0
-    if negative.any():
-        scale = np.max(np.abs(values))
-        significant = np.flatnonzero(negative & (np.abs(values) > warn_ratio * scale))
-        if significant.size:
-            shown = ", ".join(f"#{i} = {values[i]:.3g}" for i in significant[:5])
-            more = f" and {significant.size - 5} more" if significant.size > 5 else ""
-            warnings.warn(
-                f"{what} has {significant.size} negative eigenvalue(s) that are not round-off "
-                f"({shown}{more}; the largest eigenvalue magnitude is {scale:.3g}); they were "
-                "set to 0. The input is not exactly Euclidean (or the kernel is not positive "
-                "semidefinite).",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        values[negative] = 0.0
-    return values
-
-
-def zero_roundoff_eigenvalues(values, n, dtype):
-    """Set eigenvalues that are zero to round-off to exactly 0 (a copy, float64).
-
-    An eigenvalue of an n x n matrix of ``dtype`` is round-off when its magnitude is at most
-    ``10 sqrt(n) eps`` times the largest magnitude: LAPACK and the iterative solvers return
-    such values for the null space of a rank-deficient matrix. Zeroing them keeps
-    ``Lambda^(-1/2)`` (new-point placement in MDS and kernel PCA) from amplifying noise: those
-    components get coordinate 0.
-    """
-    values = np.array(values, dtype=np.float64)
-    if values.size:
-        limit = 10.0 * np.sqrt(n) * np.finfo(dtype).eps * np.abs(values).max()
-        values[np.abs(values) <= limit] = 0.0
-    return values
-
-
-def check_n_components(n_components, max_components, *, estimator, limit, allow_none=True):
-    """Validate ``n_components``: an int in [1, max_components] or a float in (0, 1].
-
-    Parameters
-    ----------
-    n_components : int, float or None
-    max_components : int
-        The most components the estimator can return on this input.
-    estimator : str
-        The estimator's name, for the message.
-    limit : str
-        Why ``max_components`` is the limit, for the message ("min(n_samples, n_features)").
-    allow_none : bool
-
-    Returns
-    -------
-    int, float or None
-        The int or float as given (a float is a cumulative-ratio threshold).
-    """
-    if n_components is None and allow_none:
-        return None
-    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Real):
-        raise TypeError(
-            f"n_components must be an int, a float in (0, 1]"
-            f"{' or None' if allow_none else ''}; got {n_components!r} of type "
-            f"{type(n_components).__name__}."
-        )
-    if isinstance(n_components, numbers.Integral):
-        n_components = int(n_components)
-        if n_components < 1:
-            raise ValueError(
-                f"n_components must be >= 1; got {n_components}. Pass a positive int, or a "
-                "float in (0, 1] to keep a share of the variance."
-            )
-        if n_components > max_components:
-            raise ValueError(
-                f"n_components={n_components} is larger than allowed: {estimator} can return "
-                f"at most {limit} = {max_components} components on this input. Pass "
-                f"n_components <= {max_components}."
-            )
-        return n_components
-    t = float(n_components)
-    if not (0.0 < t <= 1.0):
+def check_finite_row_means(row_means, what, remedy=NONFINITE_REMEDY):
+    """Raise unless the row means of a matrix are finite (then so is every entry, unless a
+    row sum overflows, which is as fatal). The O(m) check of the centring paths."""
+    if not np.isfinite(row_means).all():
+        bad = int(np.flatnonzero(~np.isfinite(row_means))[0])
         raise ValueError(
-            f"A float n_components is a share of the explained variance and must lie in "
-            f"(0, 1]; got {n_components!r}. Pass an int for a number of components."
-        )
-    return t
+            f"{what} has non-finite entries (inf or NaN; first in row {bad}). {remedy}")
 
 
-def n_components_for_ratio(values, threshold):
-    """Smallest d' whose cumulative ratio of the positive ``values`` is >= ``threshold``.
-
-    This is the textbook rule (scikit-learn's PCA uses a strict ``>``). The comparison allows
-    ``RATIO_ROUNDOFF`` = 1e-12 of round-off, so ``threshold=1.0`` keeps exactly the
-    components whose eigenvalue is not zero to round-off.
+def spectral_pairs(A, n_components, *, largest=True, solver="auto", what="The matrix",
+                   psd=False, zero_roundoff=False, max_components=None, metric=None,
+                   finite_checked=False, remedy=NONFINITE_REMEDY, work_copy_what=None,
+                   tol=0.0, max_iter=None, random_state=None, n_oversamples=None,
+                   overwrite_a=False, n_jobs=None):
+    """The eigen pipeline of every spectral estimator: solve, check, clean, select.
 
     Parameters
     ----------
-    values : ndarray of shape (n,)
-        Eigenvalues sorted descending; negatives count as 0.
-    threshold : float in (0, 1]
+    A : ndarray, scipy sparse matrix or LinearOperator of shape (n, n)
+        Symmetric.
+    n_components : int, float, "nonzero" or None
+        An int: that many pairs. A float t in (0, 1]: the smallest k whose cumulative share
+        of the (clipped) eigenvalues is >= t (:func:`n_components_for_ratio`). ``"nonzero"``:
+        every pair whose eigenvalue is above ``ZERO_EIGENVALUE_RATIO`` times the largest (at
+        least one). None: every pair. All but an int solve the whole spectrum (dense).
+    largest : bool, default=True
+        Top pairs (descending) or bottom pairs (ascending).
+    solver : str, default="auto"
+        See :func:`resolve_solver`.
+    what : str
+        The matrix's name, for messages and the negative-eigenvalue warning.
+    psd : bool, default=False
+        The matrix is positive semidefinite in exact arithmetic: negative eigenvalues are
+        clipped to 0, with a warning when they are not round-off
+        (:func:`clip_negative_eigenvalues`).
+    zero_roundoff : bool, default=False
+        Set eigenvalues that are zero to round-off to exactly 0
+        (:func:`zero_roundoff_eigenvalues`).
+    max_components : int or None
+        Cap of a ratio-chosen k.
+    metric : ndarray or None
+        B of the generalized problem ``A v = lambda B v`` (dense LAPACK only; B symmetric
+        positive definite; vectors normalised so that ``V^T B V = I``).
+    finite_checked : bool, default=False
+        The caller has checked that the matrix is finite; otherwise a dense ndarray is
+        scanned (:func:`check_finite_matrix`) before the solve.
+    remedy : str
+        What to do when the matrix or its spectrum is not finite.
+    work_copy_what : str or None
+        See :func:`plan_solve`.
+    tol, max_iter, random_state, n_oversamples, overwrite_a, n_jobs
+        Passed to :func:`symmetric_eigenpairs`.
 
     Returns
     -------
-    int
-        Between 1 and n.
+    values : ndarray of shape (k,), float64
+        Sorted; clipped and zeroed as asked.
+    vectors : ndarray of shape (n, k)
+        Orthonormal (B-orthonormal with ``metric``), C-contiguous; each column's
+        largest-magnitude entry is positive.
+
+    Raises
+    ------
+    ValueError
+        When the matrix or the computed spectrum is not finite, or the solver returned fewer
+        pairs than asked for (never a silently shorter result).
+    fastdr.MemoryBudgetError, EigenSolverError
     """
-    positive = np.clip(np.asarray(values, dtype=np.float64), 0.0, None)
-    total = positive.sum()
-    if total <= 0:
-        return 1
-    ratios = np.cumsum(positive) / total
-    index = int(np.searchsorted(ratios, threshold - RATIO_ROUNDOFF, side="left"))
-    return min(index + 1, positive.size)
+    n = A.shape[0]
+    whole = not isinstance(n_components, (int, np.integer)) or isinstance(n_components, bool)
+    k = n if whole else int(n_components)
+    if whole:
+        solver = "dense"
+    sparse = scipy.sparse.issparse(A)
+    dtype = np.float64 if sparse else A.dtype
+    if metric is not None:
+        solver = "dense"
+    solver = plan_solve(n, k, solver=solver, sparse=sparse, dtype=dtype,
+                        overwrite_a=overwrite_a, what=what, work_copy_what=work_copy_what)
+    if not finite_checked:
+        if isinstance(A, np.ndarray):
+            check_finite_matrix(A, what, remedy)
+            if metric is not None:
+                check_finite_matrix(metric, what, remedy)
+        elif sparse and not np.isfinite(A.data).all():
+            raise ValueError(f"{what} has non-finite entries (inf or NaN). {remedy}")
+    if metric is not None:
+        values, vectors = generalized_pairs(A, metric, k, largest)
+    else:
+        values, vectors = symmetric_eigenpairs(
+            A, k, largest=largest, solver=solver, tol=tol, max_iter=max_iter,
+            random_state=random_state, n_oversamples=n_oversamples, overwrite_a=overwrite_a,
+            n_jobs=n_jobs)
+    check_spectrum(values, vectors, k, what=what, dtype=dtype, remedy=remedy)
+    if psd:
+        values = clip_negative_eigenvalues(values, what=what)
+    if zero_roundoff:
+        values = zero_roundoff_eigenvalues(values, n, dtype)
+    values = np.asarray(values, dtype=np.float64)
+    keep = select_count(values, n_components, max_components)
+    return (np.ascontiguousarray(values[:keep]),
+            np.ascontiguousarray(vectors[:, :keep]))
+
+
+def check_spectrum(values, vectors, k, *, what, dtype, remedy=NONFINITE_REMEDY):
+    """Raise a ValueError unless there are k pairs and all of them are finite."""
+    finite = np.isfinite(values).all() and (vectors is None or np.isfinite(vectors).all())
+    if values.shape[0] != k or not finite:
+        raise ValueError(
+            f"The eigensolver returned {values.shape[0] if finite else 'non-finite'} pair(s) "
+            f"of {_lower_article(what)}, not the {k} finite pair(s) asked for: the matrix "
+            f"holds values too large (or too small) for {np.dtype(dtype).name}. {remedy}"
+        )

@@ -306,6 +306,124 @@ def check_dense_allocation(shape, dtype, *, what, alternative):
     return n_bytes
 
 
+# ---- spectral estimators: n_components, precomputed square matrices, symmetry ----------
+
+#: A square matrix counts as symmetric when ``max |A - A^T| <= SYMMETRY_RTOL * max |A|``.
+SYMMETRY_RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-5}
+
+
+def check_symmetric(A, what, *, asymmetry=None, biggest=None):
+    """Raise unless ``A`` is symmetric to within its dtype's round-off (one rule for all).
+
+    The rule: ``max |A - A^T| <= SYMMETRY_RTOL[dtype] * max |A|`` (1e-10 for float64, 1e-5
+    for float32).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+    what : str
+        How the matrix is called in the message.
+    asymmetry, biggest : float or None
+        ``max |A - A^T|`` and ``max |A|`` when the caller has them already.
+    """
+    if asymmetry is None:
+        A64 = np.asarray(A, dtype=np.float64)
+        asymmetry = float(np.abs(A64 - A64.T).max()) if A64.size else 0.0
+        biggest = float(np.abs(A64).max()) if A64.size else 0.0
+    dtype = np.dtype(A.dtype) if np.dtype(A.dtype) in SYMMETRY_RTOL else np.dtype(np.float64)
+    if asymmetry > SYMMETRY_RTOL[dtype] * biggest:
+        raise ValueError(
+            f"{what} must be symmetric; the largest asymmetry |A - A.T| is {asymmetry:.3g} "
+            f"(largest entry {biggest:.3g}). Pass (A + A.T) / 2 if the asymmetry is round-off."
+        )
+
+
+def check_precomputed_square(A, what, *, negative_ok):
+    """Validate a precomputed square matrix: finite, square, symmetric, (non-negative).
+
+    Parameters
+    ----------
+    A : array-like of shape (m, m)
+    what : str
+        How the matrix is called in messages.
+    negative_ok : bool
+        Allow negative entries (kernels); distances must be non-negative.
+
+    Returns
+    -------
+    ndarray
+        The validated array (not copied unless conversion required it).
+    """
+    from ._kernels.matrix_checks import symmetry_stats  # numba: imported on first use
+    from ._parallel import parallel_section
+
+    A = check_array(A, name=what, min_samples=2)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(
+            f"{what} must be square (n_samples, n_samples); got shape {A.shape}. With a "
+            "precomputed metric or kernel, pass the matrix between the training samples."
+        )
+    with parallel_section(None):
+        asym, biggest, smallest = symmetry_stats(A)
+    check_symmetric(A, what, asymmetry=asym, biggest=biggest)
+    if not negative_ok and smallest < 0:
+        raise ValueError(
+            f"{what} has a negative entry ({smallest:.3g}); distances must be >= 0. Pass a "
+            "matrix of distances (not similarities or log-distances)."
+        )
+    return A
+
+
+def check_n_components(n_components, max_components, *, estimator, limit, allow_none=True):
+    """Validate ``n_components``: an int in [1, max_components] or a float in (0, 1].
+
+    Parameters
+    ----------
+    n_components : int, float or None
+    max_components : int
+        The most components the estimator can return on this input.
+    estimator : str
+        The estimator's name, for the message.
+    limit : str
+        Why ``max_components`` is the limit, for the message ("min(n_samples, n_features)").
+    allow_none : bool
+
+    Returns
+    -------
+    int, float or None
+        The int or float as given (a float is a cumulative-ratio threshold).
+    """
+    if n_components is None and allow_none:
+        return None
+    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Real):
+        raise TypeError(
+            f"n_components must be an int, a float in (0, 1]"
+            f"{' or None' if allow_none else ''}; got {n_components!r} of type "
+            f"{type(n_components).__name__}."
+        )
+    if isinstance(n_components, numbers.Integral):
+        n_components = int(n_components)
+        if n_components < 1:
+            raise ValueError(
+                f"n_components must be >= 1; got {n_components}. Pass a positive int, or a "
+                "float in (0, 1] to keep a share of the variance."
+            )
+        if n_components > max_components:
+            raise ValueError(
+                f"n_components={n_components} is larger than allowed: {estimator} can return "
+                f"at most {limit} = {max_components} components on this input. Pass "
+                f"n_components <= {max_components}."
+            )
+        return n_components
+    t = float(n_components)
+    if not (0.0 < t <= 1.0):
+        raise ValueError(
+            f"A float n_components is a share of the explained variance and must lie in "
+            f"(0, 1]; got {n_components!r}. Pass an int for a number of components."
+        )
+    return t
+
+
 def check_random_state(seed):
     """Turn ``seed`` into a ``numpy.random.Generator``-compatible RandomState.
 

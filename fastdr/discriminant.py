@@ -20,13 +20,15 @@ import scipy.linalg
 import scipy.special
 
 from ._base import BaseEstimator, ClassifierMixin, TransformerMixin
-from ._eigen import check_n_components, fix_signs, n_components_for_ratio
+from ._eigen import spectral_pairs
+from ._eigen_values import select_count
 from ._kernels import class_stats
 from ._parallel import parallel_section
 from ._validation import (
     check_array,
     check_classification_targets,
     check_is_fitted,
+    check_n_components,
     check_n_features,
     check_option,
     check_scalar,
@@ -255,29 +257,44 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         offsets = (means - centre) * np.sqrt(priors)[:, None]
         between = offsets.T @ offsets
         try:
-            evals, evecs = scipy.linalg.eigh(between, covariance, check_finite=False)
+            evals, evecs = spectral_pairs(
+                between, None, solver="dense", metric=covariance,
+                what="The between-class scatter S_b")
         except np.linalg.LinAlgError as exc:
             raise ValueError(
                 f"The within-class scatter S_w is not positive definite ({exc}). Use "
                 "shrinkage='auto' or a float to regularise it."
             ) from exc
-        order = np.argsort(-evals, kind="stable")
-        evals = evals[order]
-        evecs = fix_signs(np.ascontiguousarray(evecs[:, order]))
         total = evals.sum()
         ratios = evals / total if total > 0 else np.zeros_like(evals)
-        if n_components is None:
-            k = max_components
-        elif isinstance(n_components, float):
-            k = min(n_components_for_ratio(evals, n_components), max_components)
-        else:
-            k = n_components
-        coef = scipy.linalg.solve(covariance, means.T, assume_a="pos", check_finite=False).T
+        k = select_count(evals, max_components if n_components is None else n_components,
+                         max_components)
+        # The Gaussian scores split into a class-dependent part, computed in coordinates
+        # centred on ``centre`` (x' = x - centre, mu_k' = mu_k - centre), and a part common
+        # to all classes: decision_k(x) = [x'^T S^-1 mu_k' - mu_k'^T S^-1 mu_k' / 2 + log p_k]
+        # + [x'^T S^-1 centre + centre^T S^-1 centre / 2]. With X far from the origin (1e8)
+        # the uncentred terms mu_k^T S^-1 mu_k (1e16) cancel each other's digits and flip
+        # predictions; predictions use the class-dependent part only.
+        centred_means = means - centre
+        rhs = np.vstack([means, centred_means, centre[None, :]]).T
+        solved = scipy.linalg.solve(covariance, rhs, assume_a="pos", check_finite=False).T
+        coef = solved[:n_classes]
+        centred_coef = solved[n_classes:2 * n_classes]
+        centre_coef = solved[-1]
         with np.errstate(divide="ignore"):
-            intercept = -0.5 * np.einsum("kd,kd->k", means, coef) + np.log(priors)
+            centred_intercept = (-0.5 * np.einsum("kd,kd->k", centred_means, centred_coef)
+                                 + np.log(priors))
+        score_intercept = centred_intercept - centred_coef @ centre
+        half_centre = 0.5 * float(centre @ centre_coef)
+        intercept = score_intercept - half_centre
         if n_classes == 2:
-            coef = coef[1:2] - coef[0:1]
-            intercept = intercept[1:2] - intercept[0:1]
+            coef = centred_coef[1:2] - centred_coef[0:1]
+            intercept = score_intercept[1:2] - score_intercept[0:1]
+            self._score_coef, self._score_intercept = coef, intercept
+            self._common = None
+        else:
+            self._score_coef, self._score_intercept = centred_coef, score_intercept
+            self._common = (centre_coef, half_centre)
         self.classes_ = classes
         self.means_ = means
         self.priors_ = priors
@@ -379,7 +396,20 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         ndarray of shape (n_samples, n_classes) or (n_samples,)
         """
         X = self._validated(X, "decision_function")
-        scores = X @ self.coef_.T.astype(X.dtype) + self.intercept_.astype(X.dtype)
+        scores = self._scores(X)
+        if self._common is not None:
+            # the part of the Gaussian score common to every class (see ``fit``)
+            centre_coef, half_centre = self._common
+            scores = scores + (X @ centre_coef.astype(X.dtype) - half_centre)[:, None]
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def _scores(self, X):
+        """Class scores without the part common to every class (same argmax, softmax)."""
+        return (X @ self._score_coef.T.astype(X.dtype)
+                + self._score_intercept.astype(X.dtype))
+
+    def _class_scores(self, X):
+        scores = self._scores(self._validated(X, "predict"))
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -389,7 +419,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         -------
         ndarray of shape (n_samples,)
         """
-        scores = self.decision_function(X)
+        scores = self._class_scores(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.int64)]
         return self.classes_[np.argmax(scores, axis=1)]
@@ -401,7 +431,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        scores = np.asarray(self.decision_function(X), dtype=np.float64)
+        scores = np.asarray(self._class_scores(X), dtype=np.float64)
         if scores.ndim == 1:
             positive = scipy.special.expit(scores)
             return np.column_stack([1.0 - positive, positive])
@@ -414,7 +444,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        scores = np.asarray(self.decision_function(X), dtype=np.float64)
+        scores = np.asarray(self._class_scores(X), dtype=np.float64)
         if scores.ndim == 1:
             scores = np.column_stack([np.zeros_like(scores), scores])
         return scipy.special.log_softmax(scores, axis=1)

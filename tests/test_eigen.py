@@ -5,18 +5,11 @@ import pytest
 import scipy.linalg
 import scipy.sparse
 
-from fastdr import _eigen
-from fastdr._eigen import (
-    STREAMING_MAX_COLUMNS,
-    EigenSolverError,
-    block_product,
-    check_n_components,
-    choose_solver,
-    clip_negative_eigenvalues,
-    fix_signs,
-    n_components_for_ratio,
-    symmetric_eigenpairs,
-)
+from fastdr import _eigen, _eigen_solvers
+from fastdr._eigen import EigenSolverError, choose_solver, symmetric_eigenpairs
+from fastdr._eigen_solvers import STREAMING_MAX_COLUMNS, block_product
+from fastdr._eigen_values import clip_negative_eigenvalues, fix_signs, n_components_for_ratio
+from fastdr._validation import check_n_components
 
 SOLVERS = ["dense", "arpack", "lobpcg", "randomized"]
 
@@ -277,7 +270,7 @@ def test_iterative_solvers_asked_for_every_pair_use_dense(rng):
 def test_new_block_replaces_directions_already_in_the_basis(rng):
     basis = np.linalg.qr(rng.standard_normal((40, 5)))[0]
     residual = basis[:, :3] * 2.0  # nothing new: every column lies in the basis
-    block = _eigen._new_block(residual, basis, np.random.RandomState(0))
+    block = _eigen_solvers._new_block(residual, basis, np.random.RandomState(0))
     assert block.shape == (40, 3)
     np.testing.assert_allclose(block.T @ block, np.eye(3), atol=1e-12)
     np.testing.assert_allclose(basis.T @ block, 0.0, atol=1e-12)

@@ -14,7 +14,8 @@ def double_centre_inplace(A, square, scale):
     Returns
     -------
     row_means : (m,) float64
-        The row means of ``f(A)`` before centring (needed to place new points).
+        The row means of ``f(A)`` (as stored in A's dtype) before centring (needed to place
+        new points). Non-finite when any entry of ``f(A)`` is: an O(m) finiteness check.
 
     Time O(m^2), no extra m x m memory. A must be symmetric (row means = column means).
     """
@@ -25,8 +26,10 @@ def double_centre_inplace(A, square, scale):
         for j in range(m):
             v = np.float64(A[i, j])
             if square:
-                v = v * v
-                A[i, j] = v
+                A[i, j] = v * v
+                # sum what was stored: a square that overflows A's dtype (float32) makes
+                # the row mean inf, which the caller checks
+                v = np.float64(A[i, j])
             acc += v
         row_means[i] = acc / m
     grand = 0.0  # a serial sum: an array reduction here would be split across threads

@@ -8,42 +8,60 @@ distances to the training points and ``mu`` their mean squared distances.
 
 import numpy as np
 
-from .._eigen import clip_negative_eigenvalues, symmetric_eigenpairs
+from .._eigen import check_finite_row_means, spectral_pairs
 from .._kernels.centering import double_centre_inplace
 from .._parallel import parallel_section
 
+#: What to do when the squared distances overflow the working dtype.
+DISTANCE_REMEDY = ("The squared distances overflow the data's dtype: scale the data first (for "
+                   "example with sklearn.preprocessing.StandardScaler), or pass float64.")
+
 
 def embed_from_distances(D, n_components, *, eigen_solver="auto", random_state=None,
-                         n_jobs=None, what="The double-centred distance matrix"):
-    """Classical MDS of a symmetric distance matrix, overwriting it.
+                         n_jobs=None, what="The double-centred distance matrix",
+                         overwrite=False):
+    """Classical MDS of a symmetric distance matrix, overwriting it with B.
 
     Parameters
     ----------
     D : ndarray of shape (m, m), float32 or float64, C-contiguous
         Distances (not squared). Overwritten with ``B = -1/2 J D^2 J``: no second m x m array.
-    n_components : int
+    n_components : int or float
+        An int, or a float share of the positive eigenvalues (see
+        :func:`fastdr._eigen.spectral_pairs`).
     eigen_solver : str
-        Passed to :func:`fastdr._eigen.symmetric_eigenpairs`.
+        See :func:`fastdr._eigen.resolve_solver`.
     random_state : int, RandomState or None
     n_jobs : int or None
     what : str
-        Name used in the negative-eigenvalue warning.
+        Name of B in messages and in the negative-eigenvalue warning.
+    overwrite : bool, default=False
+        Let the dense solver destroy B (no m x m work copy); B is then garbage on return.
 
     Returns
     -------
-    embedding : ndarray of shape (m, n_components)
-    eigenvalues : ndarray of shape (n_components,)
-        Top eigenvalues of B, negatives clipped to 0 (with a warning when not round-off).
-    vectors : ndarray of shape (m, n_components)
+    embedding : ndarray of shape (m, k)
+        ``V Lambda^(1/2)``.
+    eigenvalues : ndarray of shape (k,), float64
+        Top eigenvalues of B, negatives clipped to 0 (with a warning when not round-off) and
+        round-off ones set to 0.
+    vectors : ndarray of shape (m, k)
     sq_means : ndarray of shape (m,)
         Mean squared distance of each training point (``mu``, for :func:`triangulate`).
+
+    Raises
+    ------
+    ValueError
+        When the squared distances are not finite in D's dtype.
     """
     with parallel_section(n_jobs):
         sq_means = double_centre_inplace(D, True, -0.5)
-    values, vectors = symmetric_eigenpairs(D, n_components, largest=True, solver=eigen_solver,
-                                           random_state=random_state)
-    values = clip_negative_eigenvalues(values, what=what)
-    embedding = vectors * np.sqrt(values)
+    check_finite_row_means(sq_means, "The squared distance matrix", DISTANCE_REMEDY)
+    values, vectors = spectral_pairs(
+        D, n_components, largest=True, solver=eigen_solver, what=what, psd=True,
+        zero_roundoff=True, finite_checked=True, remedy=DISTANCE_REMEDY,
+        random_state=random_state, overwrite_a=overwrite)
+    embedding = vectors * np.sqrt(values).astype(vectors.dtype)
     return embedding, values, vectors, sq_means
 
 

@@ -7,13 +7,12 @@ import warnings
 import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
-from .._eigen import SOLVERS, choose_solver
+from .._eigen import SOLVERS
 from .._kernels.graph_build import geodesic_through_neighbours
 from .._kernels.mds_restore import restore_distances_inplace
 from .._parallel import parallel_section
 from .._validation import (
     check_array,
-    check_dense_allocation,
     check_is_fitted,
     check_n_features,
     check_option,
@@ -277,15 +276,11 @@ class Isomap(TransformerMixin, BaseEstimator):
             what="Isomap's m x m geodesic distance matrix",
             alternative="Use n_landmarks=L (Landmark Isomap keeps an m x L matrix instead), "
                         "or dtype=np.float32 to halve it.")
-        solver = self.eigen_solver
-        if solver == "dense" or (solver == "auto"
-                                 and choose_solver(m, self.n_components, sparse=False) == "dense"):
-            check_dense_allocation(
-                (m, m), dtype, what="LAPACK's work copy for eigen_solver='dense'",
-                alternative="Use eigen_solver='arpack' or 'randomized', which need no copy.")
+        # the eigen pipeline checks LAPACK's work copy against the memory budget (D itself
+        # must survive: the geodesic distances are restored from B afterwards)
         embedding, values, vectors, sq_means = embed_from_distances(
-            D, self.n_components, eigen_solver=solver, random_state=rng, n_jobs=self.n_jobs,
-            what="Isomap's double-centred geodesic matrix")
+            D, self.n_components, eigen_solver=self.eigen_solver, random_state=rng,
+            n_jobs=self.n_jobs, what="Isomap's double-centred geodesic matrix")
         with parallel_section(self.n_jobs):
             self._frobenius_sq = restore_distances_inplace(D, sq_means, 64)
         self.dist_matrix_ = D

@@ -15,12 +15,11 @@ import scipy.sparse
 from scipy.sparse.csgraph import connected_components
 
 from .._base import BaseEstimator, TransformerMixin
-from .._eigen import choose_solver, symmetric_eigenpairs
+from .._eigen import plan_solve, spectral_pairs
 from .._kernels import lle as lle_kernels
 from .._parallel import parallel_section
 from .._validation import (
     check_array,
-    check_dense_allocation,
     check_is_fitted,
     check_n_features,
     check_option,
@@ -30,6 +29,7 @@ from .._validation import (
 from ..neighbors import NearestNeighbors
 
 EIGEN_SOLVERS = ("auto", "arpack", "dense")
+_WHAT = "The LLE matrix M = (I - W)^T (I - W)"
 _WEIGHT_BLOCK = 256
 
 
@@ -206,13 +206,9 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
                 f"because each point is reconstructed from other points. {fix}"
             )
         n_pairs = self.n_components + 1
-        solver = self.eigen_solver
-        if solver == "auto":
-            solver = choose_solver(m, n_pairs, sparse=True)
-        if solver == "dense":
-            check_dense_allocation(
-                (m, m), np.float64, what="The dense LLE matrix M",
-                alternative="Use eigen_solver='arpack', which keeps M sparse.")
+        # resolve the solver and check its memory before the neighbours and weights
+        solver = plan_solve(m, n_pairs, solver=self.eigen_solver, sparse=True, what=_WHAT,
+                            work_copy_what="The dense LLE matrix M")
 
         nbrs = NearestNeighbors(n_neighbors=k, n_jobs=self.n_jobs).fit(X)
         indices = nbrs.kneighbors(return_distance=False)
@@ -221,9 +217,9 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         _warn_if_retried(n_retried, m, self.reg)
         M = lle_matrix(weights, indices, self.n_jobs)
 
-        values, vectors = symmetric_eigenpairs(
-            M, n_pairs, largest=False, solver=solver, tol=self.tol, max_iter=self.max_iter,
-            random_state=self.random_state)
+        values, vectors = spectral_pairs(
+            M, n_pairs, largest=False, solver=solver, what=_WHAT, tol=self.tol,
+            max_iter=self.max_iter, random_state=self.random_state)
         self.embedding_ = np.ascontiguousarray(vectors[:, 1:], dtype=X.dtype)
         self.reconstruction_error_ = float(np.sum(values[1:]))
         self.n_features_in_ = X.shape[1]

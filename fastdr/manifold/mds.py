@@ -8,24 +8,16 @@ placed by the landmark-MDS triangulation of de Silva and Tenenbaum (2004).
 import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
-from .._eigen import (
-    SOLVERS,
-    check_n_components,
-    clip_negative_eigenvalues,
-    n_components_for_ratio,
-    symmetric_eigenpairs,
-    zero_roundoff_eigenvalues,
-)
-from .._kernels.centering import double_centre_inplace
-from .._parallel import parallel_section
+from .._eigen import SOLVERS
 from .._validation import (
     check_array,
     check_dense_allocation,
     check_is_fitted,
+    check_n_components,
     check_n_features,
     check_option,
+    check_precomputed_square,
 )
-from ..decomposition import check_precomputed_square
 from ..pairwise import pairwise_distances
 from ._mds_core import embed_from_distances, triangulate
 
@@ -104,21 +96,17 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             D = np.array(D0, order="C", copy=True)
             self.n_features_in_ = m
         else:
-            X = check_array(X, min_samples=2)
+            # a copy, as scikit-learn's copy_X=True: transform must not see later edits of X
+            X = check_array(X, min_samples=2, copy=True)
             n_components = self._check_n_components(X.shape[0])
             D = pairwise_distances(X, n_jobs=self.n_jobs)
             self.n_features_in_ = X.shape[1]
             self._fit_X = X
-        if isinstance(n_components, int):
-            _, values, vectors, sq_means = embed_from_distances(
-                D, n_components, eigen_solver=self.eigen_solver,
-                random_state=self.random_state, n_jobs=self.n_jobs, what=_WHAT)
-        else:
-            values, vectors, sq_means = self._embed_threshold(D, n_components)
         dtype = D.dtype
+        embedding, values, vectors, sq_means = embed_from_distances(
+            D, n_components, eigen_solver=self.eigen_solver, random_state=self.random_state,
+            n_jobs=self.n_jobs, what=_WHAT, overwrite=True)
         del D
-        values = zero_roundoff_eigenvalues(values, vectors.shape[0], dtype)
-        embedding = vectors * np.sqrt(values).astype(vectors.dtype)
         self.embedding_ = np.ascontiguousarray(embedding, dtype=dtype)
         self.eigenvalues_ = values.astype(dtype)
         self.n_components_ = int(values.shape[0])
@@ -131,19 +119,6 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             raise TypeError("n_components must be an int or a float in (0, 1]; got None.")
         return check_n_components(self.n_components, m, estimator="ClassicalMDS",
                                   limit="n_samples", allow_none=False)
-
-    def _embed_threshold(self, D, threshold):
-        m = D.shape[0]
-        check_dense_allocation((m, m), D.dtype, what=f"The {m} x {m} eigenvector matrix",
-                               alternative="Pass an int n_components.")
-        with parallel_section(self.n_jobs):
-            sq_means = double_centre_inplace(D, True, -0.5)
-        values, vectors = symmetric_eigenpairs(D, m, solver="dense", overwrite_a=True)
-        values = clip_negative_eigenvalues(values, what=_WHAT)
-        k = n_components_for_ratio(values, threshold)
-        values = values[:k]
-        vectors = np.ascontiguousarray(vectors[:, :k])
-        return values, vectors, sq_means
 
     def fit_transform(self, X, y=None):
         """Fit and return ``embedding_``.

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._base import TransformerMixin
-from .._eigen import fix_signs
+from .._eigen import spectral_pairs
 from .._metric import apply_linear_map
 from .._validation import check_array, check_is_fitted, check_n_features
 
@@ -93,13 +93,11 @@ def components_from_psd(M, n_components=None):
     ndarray of shape (r, d)
         Row k is ``sqrt(lambda_k) v_k^T``; each eigenvector's largest entry is positive.
     """
-    values, vectors = np.linalg.eigh(0.5 * (M + M.T))
-    order = np.argsort(-values, kind="stable")
-    values = np.maximum(values[order], 0.0)
-    vectors = fix_signs(np.ascontiguousarray(vectors[:, order]))
-    if n_components is not None:
-        values = values[:n_components]
-        vectors = vectors[:, :n_components]
+    # the whole spectrum, then the top rows: a truncated M gets the same rows as the full
+    # one even where eigenvalues are round-off (a subset solve would differ there)
+    values, vectors = spectral_pairs(0.5 * (M + M.T), None, solver="dense",
+                                     what="The Mahalanobis matrix M", psd=True)
+    values, vectors = values[:n_components], vectors[:, :n_components]
     return np.ascontiguousarray(np.sqrt(values)[:, None] * vectors.T)
 
 

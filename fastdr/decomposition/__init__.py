@@ -1,0 +1,13 @@
+"""Principal component analysis and kernel PCA.
+
+PCA follows the textbook (Zhou, ch. 10.3): centre the data, eigendecompose the covariance
+matrix, keep the top d' eigenvectors. Kernel PCA (ch. 10.4) does the same with the centred
+kernel matrix of the training samples and projects new samples through kernel sums.
+"""
+
+from ._centred import centred_gram, centred_scatter, project_centred
+from ._kernel_pca import KernelPCA, _CentredKernel
+from ._pca import PCA
+
+__all__ = ["PCA", "KernelPCA", "centred_gram", "centred_scatter", "project_centred",
+           "_CentredKernel"]
