@@ -36,6 +36,8 @@ from ._validation import (
 )
 
 _BLOCK_ELEMENTS = 2**19
+#: A feature whose within-class variance is at most this share of its total variance is flat.
+_FLAT_RATIO = 1e-14
 
 
 def _block_rows(n_features):
@@ -252,10 +254,10 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
             sums = class_stats.class_sums(X, codes, n_classes)
         means = sums / counts[:, None]
         covariance = self._within_scatter(X, codes, counts, means, priors, shrinkage)
-        self._check_singular(covariance)
         centre = priors @ means
         offsets = (means - centre) * np.sqrt(priors)[:, None]
         between = offsets.T @ offsets
+        self._check_singular(covariance, np.diag(between))
         try:
             evals, evecs = spectral_pairs(
                 between, None, solver="dense", metric=covariance,
@@ -277,7 +279,12 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         # predictions; predictions use the class-dependent part only.
         centred_means = means - centre
         rhs = np.vstack([means, centred_means, centre[None, :]]).T
-        solved = scipy.linalg.solve(covariance, rhs, assume_a="pos", check_finite=False).T
+        # solved in the correlation form D^-1/2 S_w D^-1/2 (D = diag S_w): features in very
+        # different units (one scaled by 1e12) do not make the solve ill-conditioned
+        inv = 1.0 / np.sqrt(np.diag(covariance))
+        corr = covariance * inv[:, None] * inv[None, :]
+        solved = (inv[:, None] * scipy.linalg.solve(corr, inv[:, None] * rhs, assume_a="pos",
+                                                    check_finite=False)).T
         coef = solved[:n_classes]
         centred_coef = solved[n_classes:2 * n_classes]
         centre_coef = solved[-1]
@@ -356,15 +363,18 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
             covariance += priors[k] * (scales[k][:, None] * shrunk * scales[k][None, :])
         return 0.5 * (covariance + covariance.T)
 
-    def _check_singular(self, covariance):
+    def _check_singular(self, covariance, between_diag):
+        # Per feature and scale-free: a feature is flat when its within-class variance is
+        # below 1e-14 of its own total (within + between) variance, so one feature in
+        # units 1e12 times larger than the others does not make them look flat.
         diag = np.diag(covariance)
-        scale = max(float(diag.max()), np.finfo(np.float64).tiny)
-        flat = np.flatnonzero(diag <= 1e-14 * scale)
+        flat = np.flatnonzero(diag <= _FLAT_RATIO * (diag + between_diag))
         if flat.size:
             raise ValueError(
                 f"The within-class scatter S_w is singular: feature(s) {flat[:5].tolist()} "
-                "do not vary within any class. Use shrinkage='auto' or a float, or drop "
-                "those features."
+                "do not vary within any class (within-class variance below "
+                f"{_FLAT_RATIO:g} of the feature's total variance). Use shrinkage='auto' or "
+                "a float, or drop those features."
             )
         inv = 1.0 / np.sqrt(diag)
         corr = covariance * inv[:, None] * inv[None, :]

@@ -447,3 +447,13 @@ def test_kernel_pca_bad_input(rng, monkeypatch):
     monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "1K")
     with pytest.raises(MemoryBudgetError, match="The 20 x 20 kernel matrix needs 3,200 bytes"):
         KernelPCA(kernel="rbf").fit(X)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_kernel_pca_keeps_its_own_copy_of_the_training_data(rng, kernel):
+    X = rng.standard_normal((30, 4))
+    new = rng.standard_normal((5, 4))
+    est = KernelPCA(n_components=2, kernel=kernel).fit(X)
+    before = est.transform(new)
+    X *= 3.0  # the caller edits its array after fit (scikit-learn's copy_X=True case)
+    np.testing.assert_array_equal(est.transform(new), before)

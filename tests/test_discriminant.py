@@ -246,3 +246,43 @@ def test_lda_reports_a_failed_generalized_eigenproblem(rng, monkeypatch):
     with pytest.raises(ValueError, match=r"S_w is not positive definite \(the leading minor.*"
                        r"Use shrinkage='auto' or a float"):
         LDA().fit(X, y)
+
+
+def _separable(rng, k, m=300, d=4):
+    y = rng.integers(0, k, m)
+    y[:k] = np.arange(k)
+    X = rng.standard_normal((m, d)) + rng.standard_normal((k, d))[y]
+    return X, y
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_lda_far_from_the_origin_predicts_as_near_it(rng, k):
+    # translated by 1e8, the uncentred scores mu^T S^-1 mu (1e16) cancelled their digits
+    # and flipped a third of the predictions; scikit-learn's svd solver flips none
+    X, y = _separable(rng, k)
+    far = X + 1e8
+    near_pred = LDA().fit(X, y).predict(X)
+    ours = LDA().fit(far, y)
+    np.testing.assert_array_equal(ours.predict(far), near_pred)
+    np.testing.assert_array_equal(ours.predict(far), skda.LinearDiscriminantAnalysis().fit(
+        far, y).predict(far))
+    near_proba = LDA().fit(X, y).predict_proba(X)
+    np.testing.assert_allclose(ours.predict_proba(far), near_proba, atol=1e-6)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_lda_fits_a_feature_in_much_larger_units(rng, k):
+    # one feature scaled by 1e12 made the others look "flat"; scikit-learn fits this case
+    X, y = _separable(rng, k)
+    X[:, 1] *= 1e12
+    ours = LDA().fit(X, y)
+    sk = skda.LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
+    np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
+    np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), atol=1e-8)
+
+
+def test_lda_still_refuses_a_feature_constant_within_every_class(rng):
+    X, y = _separable(rng, 2)
+    X[:, 2] = np.where(y == 0, 5.0, 7.0)
+    with pytest.raises(ValueError, match=r"feature\(s\) \[2\] do not vary within any class"):
+        LDA().fit(X, y)

@@ -194,3 +194,12 @@ def test_transform_is_silent_for_zero_eigenvalues(rng):
         Z = est.transform(_data(rng, m=4, d=2))
     assert np.isfinite(Z).all()
     np.testing.assert_array_equal(Z[:, 2:], 0.0)
+
+
+def test_mds_keeps_its_own_copy_of_the_training_data(rng):
+    X = _data(rng, m=30, d=4)
+    new = _data(rng, m=5, d=4)
+    est = ClassicalMDS(n_components=2).fit(X)
+    before = est.transform(new)
+    X *= 3.0  # the caller edits its array after fit
+    np.testing.assert_array_equal(est.transform(new), before)

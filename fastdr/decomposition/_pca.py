@@ -190,7 +190,8 @@ class PCA(TransformerMixin, BaseEstimator):
         centred = np.subtract(X, mean, dtype=np.float64)
         _, singular, vt = scipy.linalg.svd(centred, full_matrices=False, overwrite_a=True,
                                            check_finite=False)
-        values = singular**2
+        with np.errstate(over="ignore"):
+            values = singular**2  # inf when X's squares overflow: refused just below
         check_spectrum(values, None, values.shape[0], what="The centred data",
                        dtype=np.float64, remedy=_REMEDY)
         k = select_count(values, n_components, min(X.shape))
