@@ -338,7 +338,7 @@ def check_symmetric(A, what, *, asymmetry=None, biggest=None):
         )
 
 
-def check_precomputed_square(A, what, *, negative_ok):
+def check_precomputed_square(A, what, *, negative_ok, n_jobs=None):
     """Validate a precomputed square matrix: finite, square, symmetric, (non-negative).
 
     Parameters
@@ -348,6 +348,8 @@ def check_precomputed_square(A, what, *, negative_ok):
         How the matrix is called in messages.
     negative_ok : bool
         Allow negative entries (kernels); distances must be non-negative.
+    n_jobs : int or None
+        Threads of the one-pass check.
 
     Returns
     -------
@@ -363,7 +365,7 @@ def check_precomputed_square(A, what, *, negative_ok):
             f"{what} must be square (n_samples, n_samples); got shape {A.shape}. With a "
             "precomputed metric or kernel, pass the matrix between the training samples."
         )
-    with parallel_section(None):
+    with parallel_section(n_jobs):
         asym, biggest, smallest = symmetry_stats(A)
     check_symmetric(A, what, asymmetry=asym, biggest=biggest)
     if not negative_ok and smallest < 0:

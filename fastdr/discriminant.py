@@ -44,7 +44,7 @@ def _block_rows(n_features):
     return int(min(8192, max(64, _BLOCK_ELEMENTS // max(1, n_features))))
 
 
-def class_scatter(X, codes, counts, means, weights, inv_scales=None):
+def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None):
     """Per-class scatter matrices combined with weights, from row blocks fed to BLAS.
 
     Rows are visited class by class through one stable ordering of the class codes (no
@@ -61,6 +61,8 @@ def class_scatter(X, codes, counts, means, weights, inv_scales=None):
         The result is ``sum_k weights[k] * S_k`` with ``S_k`` the (scaled) class scatter.
     inv_scales : ndarray of shape (k, d) or None
         Per-class feature scales applied before the scatter (for Ledoit-Wolf).
+    n_jobs : int or None
+        Threads of the gathering kernel.
 
     Returns
     -------
@@ -92,7 +94,7 @@ def class_scatter(X, codes, counts, means, weights, inv_scales=None):
         for start in range(starts[k], starts[k + 1], rows):
             stop = min(starts[k + 1], start + rows)
             block = buf[: stop - start]
-            with parallel_section(None):
+            with parallel_section(n_jobs):
                 class_stats.gather_centre_block(X, order, start, means[k], scale, block,
                                                 norms[: stop - start])
             scatter += block.T @ block
@@ -164,6 +166,9 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         shrinkage) when the ratio of the smallest to the largest eigenvalue of its
         correlation form ``D^-1/2 S_w D^-1/2`` (``D = diag(S_w)``) is below ``tol**2``, that
         is when the within-class-centred data have a relative singular value below ``tol``.
+    n_jobs : int or None, default=None
+        Threads for the per-class sums and the centring of row blocks (the results do not
+        depend on it). None means the process default.
 
     Attributes
     ----------
@@ -189,12 +194,13 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
     """
 
     def __init__(self, *, n_components=None, solver="eigen", shrinkage=None, priors=None,
-                 tol=1e-4):
+                 tol=1e-4, n_jobs=None):
         self.n_components = n_components
         self.solver = solver
         self.shrinkage = shrinkage
         self.priors = priors
         self.tol = tol
+        self.n_jobs = n_jobs
 
     def _check_shrinkage(self):
         s = self.shrinkage
@@ -250,7 +256,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
             self.n_components, max_components, estimator="LinearDiscriminantAnalysis",
             limit="min(n_classes - 1, n_features)")
 
-        with parallel_section(None):
+        with parallel_section(self.n_jobs):
             sums = class_stats.class_sums(X, codes, n_classes)
         means = sums / counts[:, None]
         covariance = self._within_scatter(X, codes, counts, means, priors, shrinkage)
@@ -338,14 +344,15 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
     def _within_scatter(self, X, codes, counts, means, priors, shrinkage):
         d = X.shape[1]
         if shrinkage != "auto":
-            covariance, _ = class_scatter(X, codes, counts, means, priors / counts)
+            covariance, _ = class_scatter(X, codes, counts, means, priors / counts,
+                                          n_jobs=self.n_jobs)
             if shrinkage is not None:
                 target = np.trace(covariance) / d
                 covariance *= 1.0 - shrinkage
                 covariance.flat[:: d + 1] += shrinkage * target
             return covariance
         # Ledoit-Wolf on each class's standardised data, as scikit-learn's eigen solver.
-        with parallel_section(None):
+        with parallel_section(self.n_jobs):
             sumsq = class_stats.class_centred_sumsq(X, codes, means)
         variances = sumsq / counts[:, None]
         eps = np.finfo(np.float64).eps
@@ -353,7 +360,8 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         constant = variances <= n * eps * variances + (n * means * eps) ** 2
         scales = np.sqrt(variances)
         scales[constant | (scales < 10 * eps)] = 1.0
-        _, per_class = class_scatter(X, codes, counts, means, None, inv_scales=1.0 / scales)
+        _, per_class = class_scatter(X, codes, counts, means, None, inv_scales=1.0 / scales,
+                                     n_jobs=self.n_jobs)
         covariance = np.zeros((d, d), dtype=np.float64)
         for k, (scatter, fourth) in enumerate(per_class):
             emp = scatter / counts[k]

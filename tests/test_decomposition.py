@@ -457,3 +457,23 @@ def test_kernel_pca_keeps_its_own_copy_of_the_training_data(rng, kernel):
     before = est.transform(new)
     X *= 3.0  # the caller edits its array after fit (scikit-learn's copy_X=True case)
     np.testing.assert_array_equal(est.transform(new), before)
+
+
+def test_kernel_pca_precomputed_check_uses_n_jobs(rng, monkeypatch):
+    import fastdr._parallel as parallel
+
+    X = rng.standard_normal((40, 3))
+    K = X @ X.T
+    one = KernelPCA(n_components=2, kernel="precomputed", n_jobs=1).fit(K)
+    seen = []
+    real = parallel.parallel_section
+
+    def spy(n_jobs):
+        seen.append(n_jobs)
+        return real(n_jobs)
+
+    monkeypatch.setattr(parallel, "parallel_section", spy)
+    two = KernelPCA(n_components=2, kernel="precomputed", n_jobs=2).fit(K)
+    assert seen == [2]  # the symmetry check, imported at call time, honours n_jobs
+    np.testing.assert_array_equal(one.eigenvectors_, two.eigenvectors_)
+    np.testing.assert_array_equal(one.transform(K[:5]), two.transform(K[:5]))

@@ -286,3 +286,24 @@ def test_lda_still_refuses_a_feature_constant_within_every_class(rng):
     X[:, 2] = np.where(y == 0, 5.0, 7.0)
     with pytest.raises(ValueError, match=r"feature\(s\) \[2\] do not vary within any class"):
         LDA().fit(X, y)
+
+
+@pytest.mark.parametrize("shrinkage", [None, "auto"])
+def test_lda_n_jobs_is_used_and_does_not_change_results(rng, monkeypatch, shrinkage):
+    import fastdr.discriminant as discriminant
+
+    X, y = _classes(rng, m=400, d=19, k=3)
+    one = LDA(shrinkage=shrinkage, n_jobs=1).fit(X, y)
+    seen = []
+    real = discriminant.parallel_section
+
+    def spy(n_jobs):
+        seen.append(n_jobs)
+        return real(n_jobs)
+
+    monkeypatch.setattr(discriminant, "parallel_section", spy)
+    two = LDA(shrinkage=shrinkage, n_jobs=2).fit(X, y)
+    assert seen and set(seen) == {2}  # never parallel_section(None) behind the user's back
+    for name in ("means_", "covariance_", "scalings_", "coef_", "intercept_"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))

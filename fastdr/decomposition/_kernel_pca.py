@@ -141,7 +141,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     def _fit(self, X):
         self._check_params()
         if self.kernel == "precomputed":
-            K0 = check_precomputed_square(X, "The precomputed kernel matrix", negative_ok=True)
+            K0 = check_precomputed_square(X, "The precomputed kernel matrix", negative_ok=True,
+                                          n_jobs=self.n_jobs)
             m = K0.shape[0]
             n_components = check_n_components(self.n_components, m, estimator="KernelPCA",
                                               limit="n_samples")

@@ -88,7 +88,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         check_option(self.eigen_solver, "eigen_solver", SOLVERS)
         if self.metric == "precomputed":
             D0 = check_precomputed_square(X, "The precomputed distance matrix",
-                                          negative_ok=False)
+                                          negative_ok=False, n_jobs=self.n_jobs)
             m = D0.shape[0]
             n_components = self._check_n_components(m)
             check_dense_allocation((m, m), D0.dtype, what=f"The {m} x {m} working copy of D",
