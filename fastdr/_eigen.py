@@ -148,7 +148,8 @@ def plan_solve(n, n_components, *, solver="auto", sparse=False, dtype=np.float64
             (n, n), copy_dtype, what=f"{name} (eigen_solver='dense')",
             alternative="Use eigen_solver='arpack' or 'randomized', which need no copy.")
     check_dense_allocation(
-        (n, n_components), dtype, what=f"The {n} x {n_components} eigenvectors of {what}",
+        (n, n_components), dtype,
+        what=f"The {n} x {n_components} eigenvectors of {_lower_article(what)}",
         alternative="Ask for fewer components (an int n_components).")
     return solver
 

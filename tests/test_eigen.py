@@ -274,3 +274,74 @@ def test_new_block_replaces_directions_already_in_the_basis(rng):
     assert block.shape == (40, 3)
     np.testing.assert_allclose(block.T @ block, np.eye(3), atol=1e-12)
     np.testing.assert_allclose(basis.T @ block, 0.0, atol=1e-12)
+
+
+def test_reads_upper_triangle_only_for_thin_iterative_solves():
+    from fastdr._eigen import reads_upper_triangle
+
+    assert not reads_upper_triangle("dense", 5000, 2)
+    assert not reads_upper_triangle("auto", 500, 2)  # auto picks LAPACK below n = 1000
+    assert reads_upper_triangle("auto", 5000, 2)
+    assert reads_upper_triangle("randomized", 5000, 10, extra_columns=1)  # 10 + 5 + 1
+    assert not reads_upper_triangle("randomized", 5000, 11, extra_columns=1)  # 11 + 5 + 1
+    assert not reads_upper_triangle("arpack", 50, 50)  # every pair: dense
+
+
+def test_spectral_pairs_refuses_a_non_finite_matrix_naming_it():
+    from fastdr._eigen import spectral_pairs
+
+    A = np.eye(4)
+    A[1, 2] = A[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"The test matrix has non-finite entries.*do this"):
+        spectral_pairs(A, 2, what="The test matrix", remedy="do this")
+    with pytest.raises(ValueError, match="The test matrix has non-finite entries"):
+        spectral_pairs(scipy.sparse.csr_matrix(A), 2, what="The test matrix")
+
+
+def test_spectral_pairs_never_returns_fewer_pairs_than_asked(monkeypatch):
+    from fastdr import _eigen
+
+    def short(A, k, largest, overwrite_a):
+        values, vectors = np.linalg.eigh(A)
+        return values[-1:], vectors[:, -1:]
+
+    monkeypatch.setattr(_eigen, "dense_pairs", short)
+    with pytest.raises(ValueError, match=r"returned 1 pair\(s\) of the test matrix, not the 3"):
+        _eigen.spectral_pairs(np.eye(5), 3, solver="dense", what="The test matrix")
+
+
+def test_spectral_pairs_cleans_and_selects(rng):
+    from fastdr._eigen import spectral_pairs
+
+    V = np.linalg.qr(rng.standard_normal((6, 6)))[0]
+    spectrum = np.array([4.0, 2.0, 1.0, 1e-17, -1e-17, -0.5])
+    A = (V * spectrum) @ V.T
+    with pytest.warns(RuntimeWarning, match="1 negative eigenvalue"):
+        values, vectors = spectral_pairs(A, None, what="A", psd=True, zero_roundoff=True)
+    np.testing.assert_allclose(values, [4, 2, 1, 0, 0, 0], atol=1e-12)
+    np.testing.assert_array_equal(values[3:], 0.0)  # zeroed and clipped, not round-off
+    assert vectors.shape == (6, 6)
+    rows = np.argmax(np.abs(vectors), axis=0)
+    assert (vectors[rows, np.arange(6)] > 0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert spectral_pairs(A, 0.8, what="A", psd=True)[0].shape == (2,)  # 6/7 >= 0.8
+        assert spectral_pairs(A, "nonzero", what="A", psd=True,
+                              zero_roundoff=True)[0].shape == (3,)
+        assert spectral_pairs(A, 0.99, what="A", psd=True, max_components=2)[0].shape == (2,)
+        assert spectral_pairs(A, 2, what="A", psd=True)[0].shape == (2,)
+
+
+def test_plan_solve_announces_the_work_copy_and_the_eigenvectors(monkeypatch):
+    from fastdr._eigen import plan_solve
+    from fastdr._validation import MemoryBudgetError
+
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "1K")
+    with pytest.raises(MemoryBudgetError, match=r"LAPACK's work copy of the test matrix "
+                                                 r"\(eigen_solver='dense'\) needs 3,200"):
+        plan_solve(20, 2, solver="dense", what="The test matrix")
+    with pytest.raises(MemoryBudgetError,
+                       match=r"The 20 x 20 eigenvectors of the test matrix needs"):
+        plan_solve(20, 20, solver="dense", overwrite_a=True, what="The test matrix")
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "400")  # no copy for arpack; 20 x 2 fits
+    assert plan_solve(20, 1, solver="arpack", what="The test matrix") == "arpack"
