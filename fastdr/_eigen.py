@@ -28,7 +28,6 @@ eigenvalues, and picks ``n_components`` (an int, a variance ratio, or every non-
 only the upper triangle of its matrix.
 """
 
-
 import numpy as np
 import scipy.linalg
 import scipy.sparse

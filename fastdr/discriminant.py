@@ -426,8 +426,8 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         return (X @ self._score_coef.T.astype(X.dtype)
                 + self._score_intercept.astype(X.dtype))
 
-    def _class_scores(self, X):
-        scores = self._scores(self._validated(X, "predict"))
+    def _class_scores(self, X, method):
+        scores = self._scores(self._validated(X, method))
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -437,7 +437,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         -------
         ndarray of shape (n_samples,)
         """
-        scores = self._class_scores(X)
+        scores = self._class_scores(X, "predict")
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.int64)]
         return self.classes_[np.argmax(scores, axis=1)]
@@ -449,7 +449,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        scores = np.asarray(self._class_scores(X), dtype=np.float64)
+        scores = np.asarray(self._class_scores(X, "predict_proba"), dtype=np.float64)
         if scores.ndim == 1:
             positive = scipy.special.expit(scores)
             return np.column_stack([1.0 - positive, positive])
@@ -462,7 +462,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        scores = np.asarray(self._class_scores(X), dtype=np.float64)
+        scores = np.asarray(self._class_scores(X, "predict_log_proba"), dtype=np.float64)
         if scores.ndim == 1:
             scores = np.column_stack([np.zeros_like(scores), scores])
         return scipy.special.log_softmax(scores, axis=1)

@@ -16,6 +16,8 @@ def X():
     return np.random.default_rng(0).standard_normal((40, 5))
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 @pytest.mark.parametrize("svd_solver", ["auto", "covariance_eigh", "gram", "full",
                                         "randomized"])
 @pytest.mark.parametrize("scale", [1e160, 1e200])
@@ -66,6 +68,7 @@ def test_kernel_pca_non_integer_degree_on_non_negative_data_fits(X):
     assert Z.shape == (40, 2) and np.isfinite(Z).all()
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 @pytest.mark.parametrize("eigen_solver", ["dense", "randomized"])
 def test_kernel_pca_on_values_that_overflow_the_kernel_raises(X, eigen_solver):
     # (an rbf kernel of such points is exactly 0 off the diagonal, which is correct)
