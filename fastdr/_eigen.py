@@ -328,7 +328,7 @@ def spectral_pairs(A, n_components, *, largest=True, solver="auto", what="The ma
         What to do when the matrix or its spectrum is not finite.
     work_copy_what : str or None
         See :func:`plan_solve`.
-    tol, max_iter, random_state, n_oversamples, overwrite_a, n_jobs
+    tol, max_iter, random_state, n_oversamples, overwrite_a, n_jobs : optional
         Passed to :func:`symmetric_eigenpairs`.
 
     Returns

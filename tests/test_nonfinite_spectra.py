@@ -94,3 +94,15 @@ def test_isomap_zeroes_round_off_eigenvalues_as_classical_mds_does():
     np.testing.assert_array_equal(iso.eigenvalues_[1:], 0.0)
     np.testing.assert_array_equal(mds.eigenvalues_[1:], 0.0)
     np.testing.assert_array_equal(iso.transform(X[:4] + 0.1)[:, 1:], 0.0)
+
+
+def test_transform_refuses_new_points_whose_distances_or_kernel_overflow(X):
+    # fit is fine; the new points are what overflows: no NaN embedding without an error
+    mds = ClassicalMDS(n_components=2).fit(X)
+    with pytest.raises(ValueError, match="matrix of squared distances to the training points has "
+                                         "non-finite entries.*StandardScaler"):
+        mds.transform(X[:3] * 1e200)
+    kpca = KernelPCA(n_components=2, kernel="poly", degree=2.5).fit(np.abs(X))
+    with pytest.raises(ValueError, match=r"kernel block between the new and the training samples "
+                                         r"has non-finite entries.*integer degree"):
+        kpca.transform(-np.abs(X[:3]))

@@ -12,6 +12,7 @@ from .._config import GEMM_MIN_DIM, RECOMPUTE_TOL
 from .._eigen import (
     NONFINITE_REMEDY,
     SOLVERS,
+    check_finite_matrix,
     check_finite_row_means,
     plan_solve,
     reads_upper_triangle,
@@ -167,8 +168,10 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         # memory traffic per product), so the rbf kernel need not be mirrored
         # (+ 1: the first product carries a column of ones for the row means)
         upper = reads_upper_triangle(solver, m, k_solve, extra_columns=1)
-        solver = plan_solve(m, k_solve, solver=solver, dtype=K.dtype if self.kernel ==
-                            "precomputed" else X.dtype, overwrite_a=True, what=_WHAT)
+        dtype = K.dtype if self.kernel == "precomputed" else X.dtype
+        # the memory plan before the O(m^2 d) kernel: a solve that cannot fit fails first
+        solver = plan_solve(m, k_solve, solver=solver, dtype=dtype, overwrite_a=True,
+                            what=_WHAT)
         if self.kernel != "precomputed":
             K = np.empty((m, m), dtype=X.dtype)
             self._kernel(X, X, K, mirror=not upper)
@@ -283,6 +286,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                                    alternative="Transform fewer samples at a time.")
             K = np.empty((n, m), dtype=X_valid.dtype)
             self._kernel(X_valid, self.X_fit_, K)
+        check_finite_matrix(K, "The kernel block between the new and the training samples",
+                            self._nonfinite_remedy())
         with parallel_section(self.n_jobs):
             kernel_kernels.centre_kernel_rows(K, self._row_means, self._grand_mean)
         scaled = self.eigenvectors_ * inverse_sqrt(self.eigenvalues_).astype(

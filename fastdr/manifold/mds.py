@@ -8,7 +8,7 @@ placed by the landmark-MDS triangulation of de Silva and Tenenbaum (2004).
 import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
-from .._eigen import SOLVERS
+from .._eigen import SOLVERS, check_finite_matrix
 from .._validation import (
     check_array,
     check_dense_allocation,
@@ -19,7 +19,7 @@ from .._validation import (
     check_precomputed_square,
 )
 from ..pairwise import pairwise_distances
-from ._mds_core import embed_from_distances, triangulate
+from ._mds_core import DISTANCE_REMEDY, embed_from_distances, triangulate
 
 METRICS = ("euclidean", "precomputed")
 _WHAT = "The double-centred distance matrix B"
@@ -170,6 +170,8 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             sq_dists = pairwise_distances(X_valid, self._fit_X, metric="sqeuclidean",
                                           n_jobs=self.n_jobs)
             dtype = X_valid.dtype
+        check_finite_matrix(sq_dists, "The matrix of squared distances to the training points",
+                            DISTANCE_REMEDY)
         Z = triangulate(sq_dists, self._sq_means, self._vectors.astype(np.float64),
                         self.eigenvalues_.astype(np.float64))
         return self._wrap_output(Z.astype(dtype), X)
