@@ -20,6 +20,7 @@ import scipy.linalg
 import scipy.special
 
 from ._base import BaseEstimator, ClassifierMixin, TransformerMixin
+from ._class_scatter import class_scatter, ledoit_wolf_shrinkage
 from ._eigen import spectral_pairs
 from ._eigen_values import select_count
 from ._kernels import class_stats
@@ -35,111 +36,8 @@ from ._validation import (
     check_X_y,
 )
 
-_BLOCK_ELEMENTS = 2**19
 #: A feature whose within-class variance is at most this share of its total variance is flat.
 _FLAT_RATIO = 1e-14
-
-
-def _block_rows(n_features):
-    return int(min(8192, max(64, _BLOCK_ELEMENTS // max(1, n_features))))
-
-
-def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None):
-    """Per-class scatter matrices combined with weights, from row blocks fed to BLAS.
-
-    Rows are visited class by class through one stable ordering of the class codes (no
-    per-class copy of X): each block of a class's rows is gathered, centred on the class mean
-    and scaled (numba), then ``B^T B`` accumulates the class's scatter (BLAS syrk).
-
-    Parameters
-    ----------
-    X : ndarray of shape (m, d)
-    codes : ndarray of shape (m,), int
-    counts : ndarray of shape (k,)
-    means : ndarray of shape (k, d), float64
-    weights : ndarray of shape (k,)
-        The result is ``sum_k weights[k] * S_k`` with ``S_k`` the (scaled) class scatter.
-    inv_scales : ndarray of shape (k, d) or None
-        Per-class feature scales applied before the scatter (for Ledoit-Wolf).
-    n_jobs : int or None
-        Threads of the gathering kernel.
-
-    Returns
-    -------
-    total : ndarray of shape (d, d), float64
-        The weighted sum (when ``inv_scales`` is None) or None.
-    per_class : list of (scatter, fourth_moment) or None
-        With ``inv_scales``: each class's scaled scatter and ``sum_i |z_i|^4``.
-
-    Notes
-    -----
-    Time O(m d^2), memory O(d^2 + block d) (plus k d^2 with ``inv_scales``).
-    """
-    m, d = X.shape
-    rows = _block_rows(d)
-    order = np.argsort(codes, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(counts)))
-    buf = np.empty((min(rows, m), d), dtype=np.float64)
-    norms = np.empty(min(rows, m), dtype=np.float64)
-    total = np.zeros((d, d), dtype=np.float64) if inv_scales is None else None
-    per_class = [] if inv_scales is not None else None
-    ones = np.ones(d, dtype=np.float64)
-    for k in range(len(counts)):
-        if inv_scales is None:
-            scale = ones * np.sqrt(weights[k])
-        else:
-            scale = inv_scales[k]
-        scatter = total if inv_scales is None else np.zeros((d, d), dtype=np.float64)
-        fourth = 0.0
-        for start in range(starts[k], starts[k + 1], rows):
-            stop = min(starts[k + 1], start + rows)
-            block = buf[: stop - start]
-            with parallel_section(n_jobs):
-                class_stats.gather_centre_block(X, order, start, means[k], scale, block,
-                                                norms[: stop - start])
-            scatter += block.T @ block
-            if inv_scales is not None:
-                fourth += float(np.dot(norms[: stop - start], norms[: stop - start]))
-        if inv_scales is not None:
-            per_class.append((scatter, fourth))
-    if total is not None:
-        total = 0.5 * (total + total.T)
-    return total, per_class
-
-
-def ledoit_wolf_shrinkage(emp_cov, fourth_moment, n_samples):
-    """Ledoit-Wolf shrinkage intensity of centred data from its covariance.
-
-    Parameters
-    ----------
-    emp_cov : ndarray of shape (d, d)
-        ``Z^T Z / n`` of the centred data Z.
-    fourth_moment : float
-        ``sum_i |z_i|^4``.
-    n_samples : int
-
-    Returns
-    -------
-    shrinkage : float in [0, 1]
-    mu : float
-        ``trace(emp_cov) / d``, the target's scale.
-
-    Notes
-    -----
-    Ledoit and Wolf (2004): ``beta = (sum_i |z_i|^4 / n - |S|_F^2) / (d n)``,
-    ``delta = |S - mu I|_F^2 / d``, shrinkage ``min(beta, delta) / delta``; the same
-    estimate as ``sklearn.covariance.ledoit_wolf_shrinkage``. One feature gives 0.
-    """
-    d = emp_cov.shape[0]
-    mu = float(np.trace(emp_cov)) / d
-    if d == 1:
-        return 0.0, mu
-    frob = float(np.sum(emp_cov * emp_cov))
-    beta = (fourth_moment / n_samples - frob) / (d * n_samples)
-    delta = (frob - 2.0 * mu * float(np.trace(emp_cov)) + d * mu * mu) / d
-    beta = min(beta, delta)
-    shrinkage = 0.0 if beta == 0 else beta / delta
-    return float(shrinkage), mu
 
 
 class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimator):
