@@ -9,6 +9,7 @@ distances to the training points and ``mu`` their mean squared distances.
 import numpy as np
 
 from .._eigen import check_finite_row_means, spectral_pairs
+from .._eigen_values import inverse_sqrt
 from .._kernels.centering import double_centre_inplace
 from .._parallel import parallel_section
 
@@ -82,7 +83,5 @@ def triangulate(sq_dists, sq_means, vectors, eigenvalues):
     ndarray of shape (n_new, k)
     """
     sq_dists = np.asarray(sq_dists, dtype=np.float64)
-    scale = np.zeros_like(eigenvalues, dtype=np.float64)
-    positive = eigenvalues > 0
-    scale[positive] = 0.5 / np.sqrt(eigenvalues[positive])
+    scale = 0.5 * inverse_sqrt(eigenvalues)
     return ((sq_means[None, :] - sq_dists) @ vectors) * scale
