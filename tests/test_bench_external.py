@@ -10,8 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from bench.report import external
-from bench.report.workloads import metric_learning
+from bench import external
+from bench.workloads import metric_learning
 
 STAND_IN = textwrap.dedent('''
     import numpy as np
@@ -94,7 +94,7 @@ def test_find_python_names_the_problem(monkeypatch, tmp_path):
 
 
 def test_mmc_anchor_runs_through_the_worker(stand_in, monkeypatch):
-    from bench.report.data import make_data
+    from bench.data import make_data
 
     monkeypatch.setattr(metric_learning, "_metric_learn_here", lambda: False)
     monkeypatch.setattr(external, "worker", lambda: (stand_in, ""))
@@ -125,7 +125,7 @@ class _Metric:
 
 
 def test_mmc_agreement_needs_the_objective_and_the_accuracy():
-    from bench.report.data import make_data
+    from bench.data import make_data
 
     data = make_data("blobs10", 400, 4)
     euclid = _Metric(np.eye(4))

@@ -24,7 +24,7 @@ def _run(args, timeout):
 
 
 def test_benchmark_modules_run_in_smoke_mode():
-    from bench.report.workloads import WORKLOADS
+    from bench.workloads import WORKLOADS
 
     proc = _run(["-m", "pytest", "bench", "--profile", "smoke", "--benchmark-disable", "-q",
                  "-p", "no:cacheprovider"], timeout=600)
@@ -41,7 +41,7 @@ def test_benchmark_modules_run_in_smoke_mode():
 
 def test_report_builder_writes_report_figures_and_json(tmp_path):
     from bench.report.build import RESULT_KEYS
-    from bench.report.workloads import WORKLOADS
+    from bench.workloads import WORKLOADS
 
     out = tmp_path / "report"
     proc = _run(["-m", "bench.report", "--profile", "smoke", "--out", str(out),

@@ -2,10 +2,9 @@
 
 import numpy as np
 
-from .agreement import procrustes
-from .data import make_data
-from .errors import error_text
-from .workloads.isomap import n_landmarks_for
+from bench.agreement import error_text, procrustes
+from bench.data import make_data
+from bench.workloads.isomap import n_landmarks_for
 
 K = 10
 

@@ -98,7 +98,8 @@ def _speed(results, profile):
                 notes.append(f"- `{row['workload']}` m={row['m']:,}: {label} failed: "
                              f"{entry['error']}")
         ran = [(label, e) for label, e in anchors if "median_s" in e] or [(None, None)]
-        for label, entry in ran:
+        roofline = _roofline_text(row.get("roofline"))
+        for i, (label, entry) in enumerate(ran):
             agreement = row["agreement"].get(label) if label else row["agreement"].get("truth")
             if agreement and agreement.get("detail"):
                 details.append(f"- `{row['workload']}` m={row['m']:,}, d={row['d']}, "
@@ -106,14 +107,25 @@ def _speed(results, profile):
             ratio = row["ratios"].get(label)
             rows.append((f"`{row['workload']}`", f"{row['m']:,}", row["d"], row["dtype"],
                          fast_text, label or "(none)", _s(entry["median_s"]) if entry else "-",
-                         f"{ratio:.3g}x" if ratio else "-", _agreement_text(agreement),
+                         f"{ratio:.3g}x" if ratio else "-", roofline if i == 0 else "-",
+                         _agreement_text(agreement),
                          target_text if label in (None, target and
                                                   _target_anchor(row)) else "-",
                          status if label in (None, _target_anchor(row)) else "-"))
         notes += [f"- `{row['workload']}`: {note}" for note in row.get("notes", [])]
     header = ("method", "m", "d", "dtype", "fastdr (s)", "anchor", "anchor (s)", "speed-up",
-              "agreement", "target at full size", "status")
+              "GEMM roofline", "agreement", "target at full size", "status")
     lines += _table(header, rows) + [""]
+    if any(row.get("roofline") for row in results["speed"]):
+        lines += ["**GEMM roofline** (distance-bound rows: pairwise distances, brute-force "
+                  "k-NN, the classifier's predict, kernel PCA's kernel step): the distance "
+                  "step's 2 x queries x keys x d flops divided by fastdr's whole call, in "
+                  "GFLOP/s, against `np.dot` of the same (queries, d) x (d, keys) shape in the "
+                  "same dtype, timed in this run (median of 3 after a cold call; in row blocks "
+                  "into one reused buffer where the product would exceed 1 GiB). The "
+                  "percentage is GEMM time / fastdr time: 100% means fastdr runs as fast as "
+                  "the bare product, everything else (norms, selection, the eigensolver) "
+                  "included.", ""]
     if missing:
         lines += ["Not measured (the estimator is not importable in this build):", "",
                   *missing, ""]
@@ -129,6 +141,15 @@ def _speed(results, profile):
                                                   for label, call in impls.items())]
         lines += ["", "</details>", ""]
     return lines
+
+
+def _roofline_text(roof):
+    if not roof:
+        return "-"
+    if "error" in roof:
+        return f"GEMM failed: {roof['error'][:80]}"
+    return (f"{roof['fastdr_gflops']:.3g} of {roof['gemm_gflops']:.3g} GFLOP/s "
+            f"({roof['fraction']:.0%})")
 
 
 def _target_anchor(row):

@@ -180,6 +180,10 @@ class Workload:
         ``truth_agreement(fast_result, data) -> Agreement`` for rows where no anchor ran.
     mxm : bool
         The method holds an m x m array: measured in the memory section.
+    distance_shape : callable or None
+        ``distance_shape(data) -> (queries, keys, d)`` for a distance-bound method: the report
+        sets its distance step (``2 * queries * keys * d`` flops) against a GEMM of that shape.
+    notes : tuple of str
     """
 
     name: str
@@ -196,6 +200,7 @@ class Workload:
     extend: Callable = None
     truth_agreement: Callable = None
     mxm: bool = False
+    distance_shape: Callable = None
     notes: tuple = field(default_factory=tuple)
 
     def data(self, m, d, *, profile, headline=False):

@@ -202,3 +202,12 @@ def knn_accuracy(X, y, components, n_neighbors=5, folds=5):
 
     Z = np.asarray(X, dtype=np.float64) @ np.asarray(components, dtype=np.float64).T
     return float(cross_val_score(KNeighborsClassifier(n_neighbors), Z, y, cv=folds).mean())
+
+
+def error_text(exc, limit=300):
+    """``"TypeName: message"`` on one line, at most ``limit`` characters, without numba's
+    terminal colour codes."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(exc).__name__}: {exc}")
+    return " ".join(text.split())[:limit]

@@ -8,6 +8,10 @@ from ._base import Grid, Impl, Target, Workload, fastdr_has, module_importable
 K = 10
 
 
+def _self_shape(data):
+    return data.m, data.m, data.d
+
+
 def _fastdr():
     import fastdr
 
@@ -120,6 +124,7 @@ WORKLOADS = (
                          (10, 30, 100, 300, 1000), 5000),
         },
         targets=(Target(">= 6x faster than sklearn", 10000, 100, "sklearn", 6.0),),
+        distance_shape=_self_shape,
     ),
     Workload(
         name="knn_f64",
@@ -135,6 +140,7 @@ WORKLOADS = (
         agreement=agreement.knn_vs_anchor(1e-9),
         grids=_KNN_GRIDS,
         targets=(Target(">= 1.5x faster than sklearn", 50000, 50, "sklearn", 1.5),),
+        distance_shape=_self_shape,
     ),
     Workload(
         name="knn_f32",
@@ -155,6 +161,7 @@ WORKLOADS = (
         agreement=agreement.knn_vs_anchor(1e-4),
         grids=_KNN_GRIDS,
         targets=(Target(">= 1.0x (as fast as faiss or faster)", 50000, 50, "faiss", 1.0),),
+        distance_shape=_self_shape,
     ),
     Workload(
         name="knn_classifier",
@@ -176,6 +183,7 @@ WORKLOADS = (
             "full": Grid((50000, 30), (12500, 25000, 50000), 30, (10, 30, 100), 20000),
         },
         targets=(Target(">= 2x faster than sklearn", 50000, 30, "sklearn", 2.0),),
+        distance_shape=lambda data: (data.X_query.shape[0], data.m, data.d),
     ),
     Workload(
         name="knn_kdtree",
