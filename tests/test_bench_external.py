@@ -134,3 +134,19 @@ def test_mmc_agreement_needs_the_objective_and_the_accuracy():
     # a metric that drops three of the four features: worse objective and accuracy
     crushed = _Metric(np.diag([1.0, 1e-6, 1e-6, 1e-6]))
     assert not metric_learning._mmc_agreement(crushed, euclid, data).ok
+
+
+def test_machine_section_does_not_start_the_worker(monkeypatch, stand_in):
+    from bench.report import machine
+
+    def must_not_start():
+        raise AssertionError("machine_info started the metric-learn worker")
+
+    monkeypatch.setattr(external, "worker", must_not_start)
+    monkeypatch.setattr(external, "find_python", lambda create=False: must_not_start())
+    monkeypatch.setitem(external._STATE, "worker", None)
+    info = machine.machine_info()
+    assert "metric_learn_version" in info
+    assert machine.external_metric_learn_version() is None  # no MMC row ran: nothing started
+    monkeypatch.setitem(external._STATE, "worker", stand_in)  # an MMC row started it
+    assert machine.external_metric_learn_version().startswith("0.0-stand-in (separate")
