@@ -1,8 +1,8 @@
-"""The registry of benchmarked workloads, one module per area (mirrors ``bench/test_bench_*``).
+"""The one registry of benchmarked workloads, read by the pytest-benchmark suite and the report.
 
-Each workload names fastdr's call, each anchor's call, the data, the agreement metric, the
-size grids per profile and the BENCHMARKS.md targets. A workload whose fastdr estimator is not
-importable yet reports "not available" instead of failing.
+One module per area. Each workload names fastdr's call, each anchor's call, the data, the
+agreement metric, the size grids per profile and the BENCHMARKS.md targets. A workload whose
+fastdr estimator is not importable yet reports "not available" instead of failing.
 """
 
 from . import isomap, lle, metric_learning, neighbors, spectral

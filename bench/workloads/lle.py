@@ -1,38 +1,17 @@
 """Locally linear embedding against scikit-learn's ARPACK solver."""
 
 from .. import agreement
-from ._base import Grid, Impl, Target, Workload, fastdr_has
+from ._base import Grid, Target, Workload, estimator
 
-K = 10
-
-
-def _lle_fastdr(data, state):
-    import fastdr
-
-    model = fastdr.LocallyLinearEmbedding(n_neighbors=K, n_components=2, random_state=0)
-    return model.fit_transform(data.X)
-
-
-def _lle_sklearn(data, state):
-    from sklearn.manifold import LocallyLinearEmbedding
-
-    model = LocallyLinearEmbedding(n_neighbors=K, n_components=2, eigen_solver="arpack",
-                                   random_state=0, n_jobs=-1)
-    return model.fit_transform(data.X)
-
+_PARAMS = {"n_neighbors": 10, "n_components": 2, "random_state": 0}
 
 WORKLOADS = (
     Workload(
-        name="lle",
-        area="lle",
-        title="LLE, swiss roll, k=10, 2 components, fit_transform",
+        name="lle", area="lle", title="LLE, swiss roll, k=10, 2 components, fit_transform",
         data_kind="swiss",
-        fastdr=Impl("fastdr", _lle_fastdr, "fastdr.LocallyLinearEmbedding(n_neighbors=10, "
-                    "n_components=2, random_state=0).fit_transform(X)",
-                    available=fastdr_has("LocallyLinearEmbedding")),
-        anchors=(Impl("sklearn", _lle_sklearn, "sklearn LocallyLinearEmbedding(n_neighbors=10, "
-                      "n_components=2, eigen_solver='arpack', random_state=0, n_jobs=-1)"
-                      ".fit_transform(X)"),),
+        fastdr=estimator("fastdr", "fastdr.LocallyLinearEmbedding", _PARAMS),
+        anchors=(estimator("sklearn", "sklearn.manifold.LocallyLinearEmbedding",
+                           {**_PARAMS, "eigen_solver": "arpack", "n_jobs": -1}),),
         agreement=agreement.embedding_vs_anchor(1e-3),
         grids={
             "smoke": Grid((300, 3), (200, 300), 3, (3, 10), 300),

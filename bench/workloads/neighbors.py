@@ -3,59 +3,19 @@
 import numpy as np
 
 from .. import agreement
-from ._base import Grid, Impl, Target, Workload, fastdr_has, module_importable
-
-K = 10
+from ._base import Grid, Impl, Target, Workload, estimator, fastdr_has, module_importable
 
 
-def _self_shape(data):
-    return data.m, data.m, data.d
+def _function(label, path, call, **options):
+    """An :class:`Impl` calling ``path(X)``: a pairwise-distance function."""
+    module, name = path.rsplit(".", 1)
 
-
-def _fastdr():
-    import fastdr
-
-    return fastdr
-
-
-def _pairwise_fastdr(data, state):
-    return _fastdr().pairwise_distances(data.X)
-
-
-def _pairwise_sklearn(data, state):
-    from sklearn.metrics import pairwise_distances
-
-    return pairwise_distances(data.X)
-
-
-def _knn_fastdr(algorithm):
     def run(data, state):
-        nn = _fastdr().NearestNeighbors(n_neighbors=K, algorithm=algorithm)
-        return nn.fit(data.X).kneighbors()
+        import importlib
 
-    return run
+        return getattr(importlib.import_module(module), name)(data.X)
 
-
-def _knn_sklearn(algorithm):
-    def run(data, state):
-        from sklearn.neighbors import NearestNeighbors
-
-        nn = NearestNeighbors(n_neighbors=K, algorithm=algorithm, n_jobs=-1)
-        return nn.fit(data.X).kneighbors()
-
-    return run
-
-
-def _knn32_fastdr(data, state):
-    nn = _fastdr().NearestNeighbors(n_neighbors=K, algorithm="brute")
-    return nn.fit(data.X).kneighbors(data.X)
-
-
-def _knn32_sklearn(data, state):
-    from sklearn.neighbors import NearestNeighbors
-
-    return NearestNeighbors(n_neighbors=K, algorithm="brute", n_jobs=-1).fit(data.X).kneighbors(
-        data.X)
+    return Impl(label, run, call, **options)
 
 
 def _knn32_faiss(data, state):
@@ -63,36 +23,21 @@ def _knn32_faiss(data, state):
 
     index = faiss.IndexFlatL2(data.d)
     index.add(data.X)
-    sq_dist, ind = index.search(data.X, K)
+    sq_dist, ind = index.search(data.X, 10)
     return np.sqrt(np.maximum(sq_dist, 0.0)), ind
-
-
-def _classifier_fit_fastdr(data):
-    clf = _fastdr().KNeighborsClassifier(n_neighbors=K, weights="distance")
-    return clf.fit(data.X, data.y)
-
-
-def _classifier_fit_sklearn(data):
-    from sklearn.neighbors import KNeighborsClassifier
-
-    clf = KNeighborsClassifier(n_neighbors=K, weights="distance", n_jobs=-1)
-    return clf.fit(data.X, data.y)
-
-
-def _predict(data, state):
-    return state.predict(data.X_query)
 
 
 def _with_mahalanobis(data):
     if "mahalanobis_M" not in data.extra:
-        rng = np.random.default_rng(1)
-        A = rng.standard_normal((data.d, data.d))
+        A = np.random.default_rng(1).standard_normal((data.d, data.d))
         data.extra["mahalanobis_M"] = A @ A.T / data.d + np.eye(data.d)
     return data
 
 
 def _mahalanobis_fastdr(data, state):
-    return _fastdr().Mahalanobis(M=data.extra["mahalanobis_M"]).pairwise(data.X)
+    import fastdr
+
+    return fastdr.Mahalanobis(M=data.extra["mahalanobis_M"]).pairwise(data.X)
 
 
 def _mahalanobis_scipy(data, state):
@@ -101,21 +46,32 @@ def _mahalanobis_scipy(data, state):
     return cdist(data.X, data.X, "mahalanobis", VI=data.extra["mahalanobis_M"])
 
 
+def _self_shape(data):
+    return data.m, data.m, data.d
+
+
+def _knn(label, algorithm, chain="fit(X).kneighbors()"):
+    path = ("fastdr" if label == "fastdr" else "sklearn.neighbors") + ".NearestNeighbors"
+    params = {"n_neighbors": 10, "algorithm": algorithm}
+    return estimator(label, path, params if label == "fastdr" else {**params, "n_jobs": -1},
+                     chain)
+
+
 _KNN_GRIDS = {
     "smoke": Grid((200, 20), (100, 200), 20, (8, 20), 200),
     "quick": Grid((5000, 50), (1250, 2500, 5000), 50, (16, 50, 150), 2500),
     "full": Grid((50000, 50), (12500, 25000, 50000, 100000), 50, (16, 50, 100, 300), 20000),
 }
+_CLASSIFIER = {"n_neighbors": 10, "weights": "distance"}
 
 WORKLOADS = (
     Workload(
-        name="pairwise",
-        area="neighbors",
-        title="pairwise Euclidean distances, X against itself, float64",
-        data_kind="gauss",
-        fastdr=Impl("fastdr", _pairwise_fastdr, "fastdr.pairwise_distances(X)",
-                    available=fastdr_has("pairwise_distances")),
-        anchors=(Impl("sklearn", _pairwise_sklearn, "sklearn.metrics.pairwise_distances(X)"),),
+        name="pairwise", area="neighbors",
+        title="pairwise Euclidean distances, X against itself, float64", data_kind="gauss",
+        fastdr=_function("fastdr", "fastdr.pairwise_distances", "fastdr.pairwise_distances(X)",
+                         available=fastdr_has("pairwise_distances")),
+        anchors=(_function("sklearn", "sklearn.metrics.pairwise_distances",
+                           "sklearn.metrics.pairwise_distances(X)"),),
         agreement=agreement.dense_vs_anchor(1e-9),
         grids={
             "smoke": Grid((200, 20), (100, 200), 20, (8, 32), 200),
@@ -127,55 +83,37 @@ WORKLOADS = (
         distance_shape=_self_shape,
     ),
     Workload(
-        name="knn_f64",
-        area="neighbors",
+        name="knn_f64", area="neighbors",
         title="exact k-NN (k=10), float64, every point a query (self excluded), brute force",
         data_kind="gauss",
-        fastdr=Impl("fastdr", _knn_fastdr("brute"),
-                    "fastdr.NearestNeighbors(n_neighbors=10, algorithm='brute')"
-                    ".fit(X).kneighbors()", available=fastdr_has("NearestNeighbors")),
-        anchors=(Impl("sklearn", _knn_sklearn("brute"),
-                      "sklearn NearestNeighbors(n_neighbors=10, algorithm='brute', n_jobs=-1)"
-                      ".fit(X).kneighbors()"),),
+        fastdr=_knn("fastdr", "brute"), anchors=(_knn("sklearn", "brute"),),
         agreement=agreement.knn_vs_anchor(1e-9),
         grids=_KNN_GRIDS,
         targets=(Target(">= 1.5x faster than sklearn", 50000, 50, "sklearn", 1.5),),
         distance_shape=_self_shape,
     ),
     Workload(
-        name="knn_f32",
-        area="neighbors",
+        name="knn_f32", area="neighbors",
         title="exact k-NN (k=10), float32, every point a query (self included), brute force",
-        data_kind="gauss",
-        dtype="float32",
-        fastdr=Impl("fastdr", _knn32_fastdr,
-                    "fastdr.NearestNeighbors(n_neighbors=10, algorithm='brute')"
-                    ".fit(X).kneighbors(X)", available=fastdr_has("NearestNeighbors")),
-        anchors=(
-            Impl("faiss", _knn32_faiss, "faiss.IndexFlatL2(d); add(X); search(X, 10)",
-                 available=module_importable("faiss", " (pip install faiss-cpu)")),
-            Impl("sklearn", _knn32_sklearn,
-                 "sklearn NearestNeighbors(n_neighbors=10, algorithm='brute', n_jobs=-1)"
-                 ".fit(X).kneighbors(X)"),
-        ),
+        data_kind="gauss", dtype="float32",
+        fastdr=_knn("fastdr", "brute", "fit(X).kneighbors(X)"),
+        anchors=(Impl("faiss", _knn32_faiss, "faiss.IndexFlatL2(d); add(X); search(X, 10)",
+                      available=module_importable("faiss", " (pip install faiss-cpu)")),
+                 _knn("sklearn", "brute", "fit(X).kneighbors(X)")),
         agreement=agreement.knn_vs_anchor(1e-4),
         grids=_KNN_GRIDS,
         targets=(Target(">= 1.0x (as fast as faiss or faster)", 50000, 50, "faiss", 1.0),),
         distance_shape=_self_shape,
     ),
     Workload(
-        name="knn_classifier",
-        area="neighbors",
+        name="knn_classifier", area="neighbors",
         title="k-NN classifier predict (k=10, distance weights), m queries on m training "
               "points, 5 Gaussian classes",
         data_kind="blobs5",
-        fastdr=Impl("fastdr", _predict,
-                    "fastdr.KNeighborsClassifier(n_neighbors=10, weights='distance')"
-                    ".predict(X_query)", prepare=_classifier_fit_fastdr,
-                    available=fastdr_has("KNeighborsClassifier")),
-        anchors=(Impl("sklearn", _predict,
-                      "sklearn KNeighborsClassifier(n_neighbors=10, weights='distance', "
-                      "n_jobs=-1).predict(X_query)", prepare=_classifier_fit_sklearn),),
+        fastdr=estimator("fastdr", "fastdr.KNeighborsClassifier", _CLASSIFIER, "predict(Q)",
+                         fit="fit(X, y)"),
+        anchors=(estimator("sklearn", "sklearn.neighbors.KNeighborsClassifier",
+                           {**_CLASSIFIER, "n_jobs": -1}, "predict(Q)", fit="fit(X, y)"),),
         agreement=lambda fast, anchor, data: agreement.prediction_rate(fast, anchor),
         grids={
             "smoke": Grid((200, 30), (100, 200), 30, (10, 30), 200),
@@ -186,16 +124,10 @@ WORKLOADS = (
         distance_shape=lambda data: (data.X_query.shape[0], data.m, data.d),
     ),
     Workload(
-        name="knn_kdtree",
-        area="neighbors",
+        name="knn_kdtree", area="neighbors",
         title="exact k-NN (k=10) in low dimension with a k-d tree, every point a query",
         data_kind="gauss",
-        fastdr=Impl("fastdr", _knn_fastdr("kd_tree"),
-                    "fastdr.NearestNeighbors(n_neighbors=10, algorithm='kd_tree')"
-                    ".fit(X).kneighbors()", available=fastdr_has("NearestNeighbors")),
-        anchors=(Impl("sklearn", _knn_sklearn("kd_tree"),
-                      "sklearn NearestNeighbors(n_neighbors=10, algorithm='kd_tree', "
-                      "n_jobs=-1).fit(X).kneighbors()"),),
+        fastdr=_knn("fastdr", "kd_tree"), anchors=(_knn("sklearn", "kd_tree"),),
         agreement=agreement.knn_vs_anchor(1e-9),
         grids={
             "smoke": Grid((200, 3), (100, 200), 3, (2, 5), 200),
@@ -205,8 +137,7 @@ WORKLOADS = (
         },
     ),
     Workload(
-        name="mahalanobis",
-        area="neighbors",
+        name="mahalanobis", area="neighbors",
         title="pairwise Mahalanobis distances with a fixed full-rank M, X against itself",
         data_kind="gauss",
         fastdr=Impl("fastdr", _mahalanobis_fastdr, "fastdr.Mahalanobis(M=M).pairwise(X)",
