@@ -8,23 +8,8 @@ fastdr estimator is not importable yet reports "not available" instead of failin
 from . import isomap, lle, metric_learning, neighbors, spectral
 from ._base import Grid, Impl, Target, Workload
 
-WORKLOADS = (
-    *neighbors.WORKLOADS,
-    *spectral.WORKLOADS,
-    *isomap.WORKLOADS,
-    *lle.WORKLOADS,
-    *metric_learning.WORKLOADS,
-)
-
+WORKLOADS = (*neighbors.WORKLOADS, *spectral.WORKLOADS, *isomap.WORKLOADS, *lle.WORKLOADS,
+             *metric_learning.WORKLOADS)
 BY_NAME = {workload.name: workload for workload in WORKLOADS}
 
-AREAS = ("neighbors", "spectral", "isomap", "lle", "metric_learning")
-
-
-def workloads_in(area):
-    """Workloads of one area, in registry order."""
-    return [workload for workload in WORKLOADS if workload.area == area]
-
-
-__all__ = ["AREAS", "BY_NAME", "WORKLOADS", "Grid", "Impl", "Target", "Workload",
-           "workloads_in"]
+__all__ = ["BY_NAME", "WORKLOADS", "Grid", "Impl", "Target", "Workload"]
