@@ -149,7 +149,7 @@ def _roofline_text(roof):
     if "error" in roof:
         return f"GEMM failed: {roof['error'][:80]}"
     return (f"{roof['fastdr_gflops']:.3g} of {roof['gemm_gflops']:.3g} GFLOP/s "
-            f"({roof['fraction']:.0%})")
+            f"({100 * roof['fraction']:.2g}%)")
 
 
 def _target_anchor(row):
