@@ -118,7 +118,8 @@ def _speed(results, profile):
                   "into one reused buffer where the product would exceed 1 GiB). The "
                   "percentage is GEMM time / fastdr time: 100% means fastdr runs as fast as "
                   "the bare product, everything else (norms, selection, the eigensolver) "
-                  "included.", ""]
+                  "included. The flops are nominal: a call that computes only one triangle "
+                  "(the self-query k-NN may) can pass 100%.", ""]
     if missing:
         lines += ["Not measured (the estimator is not importable in this build):", "",
                   *missing, ""]
