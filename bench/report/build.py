@@ -148,18 +148,15 @@ def _scaling(workload, settings, speed_rows):
 
 def _memory(workload, settings, results):
     grid = workload.grids[settings.name]
+    d = grid.headline[1]
     for m in grid.memory_m:
-        entry = {"workload": workload.name, "title": workload.title, "m": m,
-                 "d": grid.headline[1], "impls": {}}
-        for impl in workload.impls():
-            ok, reason = impl.runnable(m)
-            entry["impls"][impl.label] = (fresh.measure_memory(workload.name, impl.label, m,
-                                                               grid.headline[1])
-                                          if ok else {"skipped": reason})
+        entry = {"workload": workload.name, "title": workload.title, "m": m, "d": d,
+                 "impls": {impl.label: fresh.measure_memory(workload.name, impl.label, m, d)
+                           if impl.runnable(m)[0] else {"skipped": impl.runnable(m)[1]}
+                           for impl in workload.impls()}}
         fast = entry["impls"]["fastdr"]
         for label, value in entry["impls"].items():
-            for key, name in (("peak_bytes", "peak_ratio"), ("increase_bytes",
-                                                             "increase_ratio")):
+            for key, name in (("peak_bytes", "peak_ratio"), ("increase_bytes", "increase_ratio")):
                 if label != "fastdr" and fast.get(key) is not None and value.get(key):
                     entry.setdefault(name, {})[label] = fast[key] / value[key]
         if workload.memory_target is not None:
@@ -174,9 +171,8 @@ def _memory(workload, settings, results):
 
 def _compile(workload, results):
     m, d = workload.grids["smoke"].headline
-    entry = {"workload": workload.name, "title": workload.title, "m": m, "d": d}
-    entry.update(fresh.measure_cold(workload.name, m, d))
-    results["compile"].append(entry)
+    results["compile"].append({"workload": workload.name, "title": workload.title, "m": m,
+                               "d": d, **fresh.measure_cold(workload.name, m, d)})
 
 
 def _speed_step(workload, settings):
