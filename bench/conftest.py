@@ -1,14 +1,15 @@
-"""pytest-benchmark set-up: the ``--profile`` option and the parametrisation over m and d.
+"""pytest-benchmark set-up: the ``--profile`` option and the parametrisation.
 
 ``pytest bench --profile smoke|quick|full`` (or ``FASTDR_BENCH_PROFILE``; default ``quick``).
-A benchmark function marked ``@pytest.mark.workload("name")`` runs for every implementation
-of that workload (fastdr and each anchor) and every (m, d) of the profile's grid.
+``bench/test_bench.py`` runs once per workload of the registry, (m, d) of the profile's grid and
+implementation (fastdr first at each size, then its anchors), with the id
+``<workload>-m<m>-d<d>-<implementation>``.
 """
 
 import pytest
 
-from bench.report.profiles import PROFILE_ENV, PROFILE_NAMES, resolve_profile
-from bench.report.workloads import BY_NAME
+from bench.profiles import PROFILE_ENV, PROFILE_NAMES, resolve_profile
+from bench.workloads import WORKLOADS
 
 
 def pytest_addoption(parser):
@@ -18,35 +19,27 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "workload(name): the bench.report workload to time")
     try:
         config.fastdr_bench_profile = resolve_profile(config.getoption("--profile"))
     except ValueError as exc:  # a bad FASTDR_BENCH_PROFILE value
         raise pytest.UsageError(str(exc)) from None
 
 
-def _cases(workload, profile):
-    grid = workload.grids[profile.name]
-    cases = grid.speed_cases()
-    if profile.name != "smoke":
-        cases += grid.scaling_cases()
-    return list(dict.fromkeys(cases))
-
-
 def pytest_generate_tests(metafunc):
-    marker = metafunc.definition.get_closest_marker("workload")
-    if marker is None:
+    if "impl_label" not in metafunc.fixturenames:
         return
-    workload = BY_NAME[marker.args[0]]
     profile = metafunc.config.fastdr_bench_profile
     params = []
-    for m, d in _cases(workload, profile):  # per size: fastdr first, then its anchors
-        for impl in workload.impls():
-            ok, reason = impl.runnable(m)
-            marks = () if ok else (pytest.mark.skip(reason=f"{workload.name}: {reason}"),)
-            params.append(pytest.param(impl.label, m, d, id=f"m{m}-d{d}-{impl.label}",
-                                       marks=marks))
-    metafunc.parametrize(("impl_label", "m", "d"), params)
+    for workload in WORKLOADS:
+        grid = workload.grids[profile.name]
+        cases = grid.speed_cases() + ([] if profile.name == "smoke" else grid.scaling_cases())
+        for m, d in dict.fromkeys(cases):
+            # availability is checked when the test runs, not here: checking the MMC anchor
+            # starts the metric-learn worker, which only a selected MMC test should pay for
+            params += [pytest.param(workload.name, impl.label, m, d,
+                                    id=f"{workload.name}-m{m}-d{d}-{impl.label}")
+                       for impl in workload.impls()]
+    metafunc.parametrize(("workload_name", "impl_label", "m", "d"), params)
 
 
 def pytest_report_header(config):

@@ -10,8 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from bench.report import external
-from bench.report.workloads import metric_learning
+from bench import external
+from bench.workloads import metric_learning
 
 STAND_IN = textwrap.dedent('''
     import numpy as np
@@ -94,7 +94,7 @@ def test_find_python_names_the_problem(monkeypatch, tmp_path):
 
 
 def test_mmc_anchor_runs_through_the_worker(stand_in, monkeypatch):
-    from bench.report.data import make_data
+    from bench.data import make_data
 
     monkeypatch.setattr(metric_learning, "_metric_learn_here", lambda: False)
     monkeypatch.setattr(external, "worker", lambda: (stand_in, ""))
@@ -125,7 +125,7 @@ class _Metric:
 
 
 def test_mmc_agreement_needs_the_objective_and_the_accuracy():
-    from bench.report.data import make_data
+    from bench.data import make_data
 
     data = make_data("blobs10", 400, 4)
     euclid = _Metric(np.eye(4))
@@ -134,3 +134,19 @@ def test_mmc_agreement_needs_the_objective_and_the_accuracy():
     # a metric that drops three of the four features: worse objective and accuracy
     crushed = _Metric(np.diag([1.0, 1e-6, 1e-6, 1e-6]))
     assert not metric_learning._mmc_agreement(crushed, euclid, data).ok
+
+
+def test_machine_section_does_not_start_the_worker(monkeypatch, stand_in):
+    from bench.report import machine
+
+    def must_not_start():
+        raise AssertionError("machine_info started the metric-learn worker")
+
+    monkeypatch.setattr(external, "worker", must_not_start)
+    monkeypatch.setattr(external, "find_python", lambda create=False: must_not_start())
+    monkeypatch.setitem(external._STATE, "worker", None)
+    info = machine.machine_info()
+    assert "metric_learn_version" in info
+    assert machine.external_metric_learn_version() is None  # no MMC row ran: nothing started
+    monkeypatch.setitem(external._STATE, "worker", stand_in)  # an MMC row started it
+    assert machine.external_metric_learn_version().startswith("0.0-stand-in (separate")

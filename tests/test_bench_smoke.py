@@ -1,21 +1,22 @@
-"""The benchmark suite and the report builder run end to end on tiny sizes, so neither rots.
+"""The benchmark suite and the report builder run end to end on tiny sizes, so neither rots,
+and the engine both use times what it claims.
 
-Both run as the README writes them, in fresh processes from the repository root. Timings are
-not checked (no timed tests); what is checked is that every benchmark runs, that fastdr agrees
-with its anchors, and that the report has its sections, figures and raw results.
+Both runners run as the README writes them, in fresh processes from the repository root (the
+``slow`` tests). Timings are not checked; what is checked is that every benchmark runs, that
+fastdr agrees with its anchors, and that the report has its sections, figures and raw results.
 """
 
 import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.slow
 
 
 def _run(args, timeout):
@@ -23,8 +24,9 @@ def _run(args, timeout):
                           timeout=timeout)
 
 
+@pytest.mark.slow
 def test_benchmark_modules_run_in_smoke_mode():
-    from bench.report.workloads import WORKLOADS
+    from bench.workloads import WORKLOADS
 
     proc = _run(["-m", "pytest", "bench", "--profile", "smoke", "--benchmark-disable", "-q",
                  "-p", "no:cacheprovider"], timeout=600)
@@ -39,9 +41,10 @@ def test_benchmark_modules_run_in_smoke_mode():
             assert "not available" in line or "not installed" in line, line
 
 
+@pytest.mark.slow
 def test_report_builder_writes_report_figures_and_json(tmp_path):
     from bench.report.build import RESULT_KEYS
-    from bench.report.workloads import WORKLOADS
+    from bench.workloads import WORKLOADS
 
     out = tmp_path / "report"
     proc = _run(["-m", "bench.report", "--profile", "smoke", "--out", str(out),
@@ -79,6 +82,11 @@ def test_report_builder_writes_report_figures_and_json(tmp_path):
                 assert agreement["ok"], f"{workload.name} vs {label}: {agreement}"
     knn = rows["knn_f64"][0]
     assert knn["ratios"]["sklearn"] > 0
+    for name in ("pairwise", "knn_f64", "knn_classifier", "kernel_pca"):
+        roof = rows[name][0]["roofline"]  # GEMM of the distance step's shape, this run
+        assert roof["gemm_gflops"] > 0 and roof["fastdr_gflops"] > 0, roof
+    assert "roofline" not in rows["pca"][0]
+    assert "GEMM roofline" in report and "GFLOP/s" in report
     assert knn["agreement"]["sklearn"]["metric"] == "index agreement"
     mmc_anchor = rows["mmc"][0].get("impls", {}).get("metric-learn", {})
     if rows["mmc"][0]["status"] != "not available":
@@ -86,3 +94,74 @@ def test_report_builder_writes_report_figures_and_json(tmp_path):
     assert results["compile"] and "first_s" in results["compile"][0]
     assert results["experiments"]["nn_vs_bayes"]["supports_claim"]
     assert results["experiments"]["distance_concentration"]["supports_claim"]
+
+
+class _Impl:
+    """A stand-in workload implementation that records each call."""
+
+    def __init__(self, seconds=0.0, result=1.0):
+        self.calls, self.seconds, self.result, self.prepare = [], seconds, result, None
+        self.label, self.call = "fake", "fake()"
+
+    def run(self, data, state):
+        self.calls.append(time.perf_counter())
+        time.sleep(self.seconds)
+        return self.result
+
+
+def test_engine_checks_the_cold_result_before_timing_repeats():
+    from bench.agreement import Agreement
+    from bench.engine import measure
+
+    impl, seen = _Impl(), []
+
+    def check(result):
+        seen.append(len(impl.calls))  # calls made when the check ran
+        return Agreement("same", result, result == 1.0)
+
+    found, kept = measure(impl, None, min_repeats=3, max_repeats=3, check=check,
+                          keep_result=True)
+    assert seen == [1] and len(impl.calls) == 4 and kept == 1.0
+    assert len(found.times) == 3 and found.agreement.ok and found.cold_s >= 0
+    wrong = _Impl(result=2.0)
+    found, _ = measure(wrong, None, min_repeats=3, max_repeats=3, check=check,
+                       stop_on_disagreement=True)
+    assert not found.agreement.ok and found.times == [] and len(wrong.calls) == 1
+
+
+def test_engine_repeats_stop_at_the_cap_and_use_the_runner():
+    from bench.engine import measure, planned_rounds
+
+    slow = _Impl(seconds=0.02)
+    found, _ = measure(slow, None, min_repeats=5, max_repeats=5, cap_s=0.03)
+    assert len(found.times) == 1  # cold + one repeat already exceed the cap
+    assert planned_rounds(10.0, 5, 25.0) == 2 and planned_rounds(0.0, 5, float("inf")) == 5
+    rounds_seen = []
+    found, _ = measure(_Impl(), None, min_repeats=1, max_repeats=4, rss=True,
+                       rounds_runner=lambda call, rounds: rounds_seen.append(rounds) or [0.5])
+    assert rounds_seen == [4] and found.median == 0.5
+    assert found.rss["peak_rss_bytes"] >= found.rss["rss_increase_bytes"] >= 0
+
+
+def test_engine_check_that_raises_is_a_failed_agreement():
+    from bench.engine import measure
+
+    def broken(result):
+        raise ValueError("shapes differ")
+
+    found, _ = measure(_Impl(), None, min_repeats=1, max_repeats=1, check=broken)
+    assert not found.agreement.ok and "ValueError: shapes differ" in found.agreement.detail
+
+
+def test_gemm_roofline_times_the_same_shape_blocked_when_large():
+    from bench.engine import gemm_seconds
+    from bench.report.build import _roofline
+
+    seconds, blocked = gemm_seconds(300, 200, 8, "float32", repeats=1)
+    assert seconds > 0 and not blocked
+    _, blocked = gemm_seconds(300, 200, 8, "float64", repeats=1, max_out_bytes=200 * 8 * 64)
+    assert blocked
+    roof = _roofline((300, 200, 8), "float64", 0.001)
+    assert roof["flops"] == 2 * 300 * 200 * 8
+    assert roof["fastdr_gflops"] == pytest.approx(roof["flops"] / 0.001 / 1e9)
+    assert roof["fraction"] == pytest.approx(roof["gemm_s"] / 0.001)

@@ -1,7 +1,7 @@
 """The performance comparison report: ``python -m bench.report [--profile] [--out DIR]``.
 
-Modules: ``machine`` (machine info), ``workloads`` (the registry), ``data`` (built-in data),
-``timing`` (the runner), ``memory`` (peak RSS, in fresh processes), ``coldstart`` (compile
-time with an empty numba cache), ``agreement`` (how close fastdr is to the anchors),
-``embeddings``, ``experiments`` (textbook claims), ``plots``, ``markdown`` and ``build``.
+Modules: ``build`` (plans and runs the steps, timing through :mod:`bench.engine` on the
+workloads of :mod:`bench.workloads`), ``machine`` (machine info), ``fresh`` (peak memory and
+compile time, each in a fresh process), ``embeddings``, ``experiments`` (textbook claims),
+``plots`` and ``markdown``.
 """

@@ -4,7 +4,7 @@ import argparse
 import os
 import sys
 
-from .profiles import PROFILE_ENV, PROFILE_NAMES
+from bench.profiles import PROFILE_ENV, PROFILE_NAMES
 
 
 def main(argv=None):
@@ -24,8 +24,9 @@ def main(argv=None):
                              "~/.cache/fastdr (metric-learn 0.7 needs scikit-learn < 1.8); "
                              "off: use metric-learn only if it imports here")
     args = parser.parse_args(argv)
+    from bench.profiles import resolve_profile
+
     from .build import build_report
-    from .profiles import resolve_profile
 
     try:
         resolve_profile(args.profile)
@@ -34,14 +35,14 @@ def main(argv=None):
 
     only = [name.strip() for name in args.only.split(",")] if args.only else None
     if only:
-        from .workloads import BY_NAME
+        from bench.workloads import BY_NAME
 
         unknown = [name for name in only if name not in BY_NAME]
         if unknown:
             parser.error(f"unknown workload(s) {', '.join(unknown)}; choose from "
                          f"{', '.join(BY_NAME)}")
     if args.metric_learn_env == "off":
-        from . import external
+        from bench import external
 
         os.environ[external.PYTHON_ENV] = "off"
     elif only is None or "mmc" in only:
@@ -56,7 +57,7 @@ def _start_metric_learn():
     """Find or create metric-learn's environment before timing starts; children reuse it."""
     import importlib.util
 
-    from . import external
+    from bench import external
 
     if importlib.util.find_spec("metric_learn") is not None:
         return

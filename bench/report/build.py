@@ -1,5 +1,5 @@
 """Build the report: plan the steps, run them under a progress bar, write JSON, figures and
-markdown."""
+markdown. Every timing goes through :func:`bench.engine.measure`."""
 
 import json
 import os
@@ -8,94 +8,104 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import coldstart, embeddings, experiments, memory, plots
-from .errors import error_text
-from .machine import machine_info
+from bench.agreement import error_text
+from bench.engine import fit_loglog_slope, gemm_seconds, measure
+from bench.profiles import resolve_profile
+from bench.workloads import WORKLOADS
+
+from . import embeddings, experiments, fresh, plots
+from .machine import external_metric_learn_version, machine_info
 from .markdown import write_markdown
-from .profiles import resolve_profile
-from .timing import fit_loglog_slope, time_impl
-from .workloads import WORKLOADS
 
 RESULT_KEYS = ("profile", "created", "wall_time_s", "machine", "speed", "scaling", "memory",
                "compile", "embeddings", "experiments", "notes", "figures", "step_seconds")
 
 
-def _threads():
-    import numba
-
-    return numba.get_num_threads()
+def _failed(exc):
+    return {"metric": "agreement", "value": float("nan"), "ok": False, "detail": error_text(exc)}
 
 
 def _speed_row(workload, m, d, settings):
-    """Time fastdr and every runnable anchor on one input, and compare their answers."""
-    row = {"workload": workload.name, "area": workload.area, "title": workload.title,
-           "m": m, "d": d, "dtype": workload.dtype, "threads": _threads(), "impls": {},
-           "ratios": {}, "agreement": {}, "notes": list(workload.notes)}
+    """Time fastdr, then every runnable anchor checked against fastdr's answer; the GEMM
+    roofline of distance-bound rows."""
+    import numba
+
     data = workload.data(m, d, profile=settings.name, headline=True)
-    row["m"], row["d"] = data.m, data.d
-    results = {}
+    row = {"workload": workload.name, "area": workload.area, "title": workload.title,
+           "m": data.m, "d": data.d, "dtype": workload.dtype,
+           "threads": numba.get_num_threads(), "impls": {}, "ratios": {}, "agreement": {},
+           "notes": list(workload.notes)}
+    repeats = {"min_repeats": settings.min_repeats, "max_repeats": settings.max_repeats,
+               "budget_s": settings.budget_s, "cap_s": settings.cap_s}
+    reference = None
     for impl in workload.impls():
         ok, reason = impl.runnable(data.m)
         if not ok:
             row["impls"][impl.label] = {"call": impl.call, "skipped": reason}
             continue
+        fast = impl.label == "fastdr"
+        check = None
+        if not fast and reference is not None:
+            def check(result, reference=reference):
+                return workload.agreement(reference, result, data)
         try:
-            timing, results[impl.label] = time_impl(
-                impl, data, min_repeats=settings.min_repeats, max_repeats=settings.max_repeats,
-                budget_s=settings.budget_s, cap_s=settings.cap_s)
-            row["impls"][impl.label] = {"call": impl.call, **timing.as_dict()}
+            found, result = measure(impl, data, check=check, keep_result=fast, **repeats)
         except Exception as exc:  # noqa: BLE001 - a failing method is reported, not fatal
             row["impls"][impl.label] = {"call": impl.call, "error": error_text(exc)}
+            continue
+        row["impls"][impl.label] = {"call": impl.call, **found.as_dict()}
+        if fast:
+            reference = result
+        elif found.agreement is not None:
+            row["agreement"][impl.label] = found.agreement.as_dict()
     fast = row["impls"]["fastdr"].get("median_s")
     for label, entry in row["impls"].items():
         if label != "fastdr" and fast and entry.get("median_s"):
             row["ratios"][label] = entry["median_s"] / fast
-    if "fastdr" in results:
-        for label, anchor_result in results.items():
-            if label == "fastdr":
-                continue
-            try:
-                row["agreement"][label] = workload.agreement(
-                    results["fastdr"], anchor_result, data).as_dict()
-            except Exception as exc:  # noqa: BLE001
-                row["agreement"][label] = {"metric": "agreement", "value": float("nan"),
-                                           "ok": False, "detail": error_text(exc)}
-        if not row["agreement"] and workload.truth_agreement is not None:
-            try:
-                row["agreement"]["truth"] = workload.truth_agreement(
-                    results["fastdr"], data).as_dict()
-            except Exception as exc:  # noqa: BLE001
-                row["agreement"]["truth"] = {"metric": "agreement", "value": float("nan"),
-                                             "ok": False, "detail": error_text(exc)}
+    if reference is not None and not row["agreement"] and workload.truth_agreement:
+        try:
+            row["agreement"]["truth"] = workload.truth_agreement(reference, data).as_dict()
+        except Exception as exc:  # noqa: BLE001
+            row["agreement"]["truth"] = _failed(exc)
+    if fast and workload.distance_shape is not None:
+        row["roofline"] = _roofline(workload.distance_shape(data), workload.dtype, fast)
     row["status"] = "error" if "error" in row["impls"]["fastdr"] else "ok"
     target = workload.target_for(row["m"], row["d"])
     if target is not None:
-        agreement_key = target.anchor if target.anchor in row["agreement"] else None
-        if agreement_key is None and row["agreement"]:
-            agreement_key = next(iter(row["agreement"]))
-        agreement_ok = row["agreement"][agreement_key]["ok"] if agreement_key else None
+        key = target.anchor if target.anchor in row["agreement"] else next(
+            iter(row["agreement"]), None)
         anchors = {label: e["median_s"] for label, e in row["impls"].items()
                    if label != "fastdr" and "median_s" in e}
         row["target"] = {"text": target.text, "where": target.where(),
                          "status": target.status(row["m"], row["d"], fast, anchors,
-                                                 agreement_ok)}
+                                                 row["agreement"][key]["ok"] if key else None)}
     return row
+
+
+def _roofline(shape, dtype, fast_s):
+    """fastdr's distance step (whole call) in GFLOP/s against np.dot of the same shape."""
+    queries, keys, d = shape
+    flops = 2.0 * queries * keys * d
+    try:
+        gemm_s, blocked = gemm_seconds(queries, keys, d, dtype)
+    except Exception as exc:  # noqa: BLE001 - e.g. out of memory: reported, not fatal
+        return {"shape": list(shape), "error": error_text(exc)}
+    return {"shape": list(shape), "flops": flops, "fastdr_gflops": flops / fast_s / 1e9,
+            "gemm_s": gemm_s, "gemm_gflops": flops / gemm_s / 1e9, "gemm_blocked": blocked,
+            "fraction": gemm_s / fast_s}
 
 
 def _scaling(workload, settings, speed_rows):
     """Time against m and against d for fastdr and each anchor; fitted log-log slopes.
 
-    Each point is one warm-up call plus ``scaling_repeats`` timed calls. Points are visited
-    from small to large; an implementation that has spent ``scaling_budget_s`` on this
-    workload skips its remaining points (with a note), so one slow method cannot eat the
-    profile's time.
+    Points are visited from small to large, each a cold call plus ``scaling_repeats`` timed
+    calls; an implementation that has spent ``scaling_budget_s`` on this workload skips its
+    remaining points (with a note).
     """
     grid = workload.grids[settings.name]
-    known = {}
-    if grid.headline_kind is None:
-        for row in speed_rows:
-            known[(row["m"], row["d"])] = {label: e.get("median_s")
-                                           for label, e in row["impls"].items()}
+    known = {} if grid.headline_kind else {
+        (row["m"], row["d"]): {label: e.get("median_s") for label, e in row["impls"].items()}
+        for row in speed_rows}
     curves = {"workload": workload.name, "area": workload.area, "title": workload.title,
               "errors": [], "skipped": []}
     spent = {}
@@ -115,20 +125,20 @@ def _scaling(workload, settings, speed_rows):
                             f"{settings.scaling_budget_s:g} s for this method was spent")
                         continue
                     try:
-                        timing, _ = time_impl(impl, data, min_repeats=settings.scaling_repeats,
-                                              max_repeats=settings.scaling_repeats,
-                                              budget_s=0.0, keep_result=False)
-                        known[(m, d)][impl.label] = timing.median
-                        spent[impl.label] = (spent.get(impl.label, 0.0) + timing.first_s
-                                             + sum(timing.times))
+                        found, _ = measure(impl, data, min_repeats=settings.scaling_repeats,
+                                           max_repeats=settings.scaling_repeats)
                     except Exception as exc:  # noqa: BLE001
                         curves["errors"].append(f"{impl.label} at m={m}, d={d}: "
                                                 f"{error_text(exc)}")
+                        continue
+                    known[(m, d)][impl.label] = found.median
+                    spent[impl.label] = spent.get(impl.label, 0.0) + found.cold_s + sum(
+                        found.times)
             for label, seconds in known[(m, d)].items():
                 if seconds:
-                    series.setdefault(label, {"x": [], "seconds": []})
-                    series[label]["x"].append(m if axis == "m" else d)
-                    series[label]["seconds"].append(seconds)
+                    entry = series.setdefault(label, {"x": [], "seconds": []})
+                    entry["x"].append(m if axis == "m" else d)
+                    entry["seconds"].append(seconds)
         for entry in series.values():
             entry["slope"] = fit_loglog_slope(entry["x"], entry["seconds"])
         curves[f"vs_{axis}"] = {"fixed": grid.d_for_m if axis == "m" else grid.m_for_d,
@@ -138,23 +148,17 @@ def _scaling(workload, settings, speed_rows):
 
 def _memory(workload, settings, results):
     grid = workload.grids[settings.name]
+    d = grid.headline[1]
     for m in grid.memory_m:
-        d = grid.headline[1]
         entry = {"workload": workload.name, "title": workload.title, "m": m, "d": d,
-                 "impls": {}}
-        for impl in workload.impls():
-            ok, reason = impl.runnable(m)
-            entry["impls"][impl.label] = (memory.measure_in_subprocess(workload.name,
-                                                                       impl.label, m, d)
-                                          if ok else {"skipped": reason})
-        fast_peak = entry["impls"]["fastdr"].get("peak_bytes")
-        fast_increase = entry["impls"]["fastdr"].get("increase_bytes")
+                 "impls": {impl.label: fresh.measure_memory(workload.name, impl.label, m, d)
+                           if impl.runnable(m)[0] else {"skipped": impl.runnable(m)[1]}
+                           for impl in workload.impls()}}
+        fast = entry["impls"]["fastdr"]
         for label, value in entry["impls"].items():
-            if label != "fastdr" and fast_peak and value.get("peak_bytes"):
-                entry.setdefault("peak_ratio", {})[label] = fast_peak / value["peak_bytes"]
-            if label != "fastdr" and fast_increase is not None and value.get("increase_bytes"):
-                entry.setdefault("increase_ratio", {})[label] = (fast_increase /
-                                                                 value["increase_bytes"])
+            for key, name in (("peak_bytes", "peak_ratio"), ("increase_bytes", "increase_ratio")):
+                if label != "fastdr" and fast.get(key) is not None and value.get(key):
+                    entry.setdefault(name, {})[label] = fast[key] / value[key]
         if workload.memory_target is not None:
             target_m, max_ratio, text = workload.memory_target
             ratio = next(iter(entry.get("peak_ratio", {}).values()), None)
@@ -167,9 +171,24 @@ def _memory(workload, settings, results):
 
 def _compile(workload, results):
     m, d = workload.grids["smoke"].headline
-    entry = {"workload": workload.name, "title": workload.title, "m": m, "d": d}
-    entry.update(coldstart.measure_cold(workload.name, m, d))
-    results["compile"].append(entry)
+    results["compile"].append({"workload": workload.name, "title": workload.title, "m": m,
+                               "d": d, **fresh.measure_cold(workload.name, m, d)})
+
+
+def _speed_step(workload, settings):
+    def run(results):
+        ok, reason = workload.available()
+        if not ok:
+            results["speed"].append({"workload": workload.name, "area": workload.area,
+                                     "title": workload.title, "status": "not available",
+                                     "notes": [reason]})
+            return
+        rows = [_speed_row(workload, m, d, settings)
+                for m, d in workload.grids[settings.name].speed_cases()]
+        results["speed"].extend(rows)
+        results["scaling"].append(_scaling(workload, settings, rows))
+
+    return run
 
 
 def _plan(settings, only):
@@ -178,35 +197,15 @@ def _plan(settings, only):
     available = [w for w in selected if w.available()[0]]
     steps = [("machine", lambda r: r.update(machine=machine_info()))]
     # Compile time first: each cold run's kernels then seed this process's numba cache.
-    compiled = [w for w in available if settings.compile_only is None
-                or w.name in settings.compile_only]
-    for workload in compiled:
-        steps.append((f"compile {workload.name}", lambda r, w=workload: _compile(w, r)))
-
-    def speed_step(workload):
-        def run(results):
-            ok, reason = workload.available()
-            if not ok:
-                results["speed"].append({"workload": workload.name, "area": workload.area,
-                                         "title": workload.title, "status": "not available",
-                                         "notes": [reason]})
-                return
-            rows = [_speed_row(workload, m, d, settings)
-                    for m, d in workload.grids[settings.name].speed_cases()]
-            results["speed"].extend(rows)
-            results["scaling"].append(_scaling(workload, settings, rows))
-
-        return run
-
-    for workload in selected:
-        steps.append((f"speed+scaling {workload.name}", speed_step(workload)))
+    steps += [(f"compile {w.name}", lambda r, w=w: _compile(w, r)) for w in available
+              if settings.compile_only is None or w.name in settings.compile_only]
+    steps += [(f"speed+scaling {w.name}", _speed_step(w, settings)) for w in selected]
     mxm = [w for w in available if w.mxm]
-    for workload in mxm if settings.memory_all else mxm[:1]:
-        steps.append((f"memory {workload.name}",
-                      lambda r, w=workload: _memory(w, settings, r)))
-    for kind in settings.embedding_kinds:
-        steps.append((f"embeddings {kind}", lambda r, k=kind: r["embeddings"].append(
-            embeddings.compute_embeddings(k, settings.embedding_m))))
+    steps += [(f"memory {w.name}", lambda r, w=w: _memory(w, settings, r))
+              for w in (mxm if settings.memory_all else mxm[:1])]
+    steps += [(f"embeddings {kind}", lambda r, k=kind: r["embeddings"].append(
+        embeddings.compute_embeddings(k, settings.embedding_m)))
+        for kind in settings.embedding_kinds]
     steps.append(("experiment 1-NN vs Bayes", lambda r: r["experiments"].update(
         nn_vs_bayes=experiments.nn_vs_bayes(settings))))
     steps.append(("experiment distance concentration", lambda r: r["experiments"].update(
@@ -233,6 +232,8 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
     dict
         The results, as written to ``out/results.json``.
     """
+    from tqdm import tqdm
+
     settings = resolve_profile(profile)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -247,7 +248,7 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
                "figures": [], "step_seconds": {}}
     steps = _plan(settings, set(only) if only else None)
     steps.append(("figures", lambda r: r["figures"].extend(plots.draw_all(r, out))))
-    bar = _progress(len(steps), progress)
+    bar = tqdm(total=len(steps), disable=not progress, unit="step", dynamic_ncols=True)
     for label, step in steps:
         bar.set_description(label)
         step_start = time.perf_counter()
@@ -259,8 +260,12 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
         bar.update(1)
     bar.close()
     results["wall_time_s"] = time.perf_counter() - started
+    machine = results["machine"]
     if hasattr(os, "getloadavg"):
-        results["machine"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+        machine["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    if machine.get("metric_learn_version") == "not installed":
+        machine["metric_learn_version"] = external_metric_learn_version() or (
+            "not installed here (its separate environment is not used unless an MMC row runs)")
     for entry in results["embeddings"]:  # arrays are in the figures, not the JSON
         entry.pop("colour", None)
         for method in entry["methods"]:
@@ -276,12 +281,4 @@ def _json_default(value):
 
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return str(value)
-
-
-def _progress(total, enabled):
-    from tqdm import tqdm
-
-    return tqdm(total=total, disable=not enabled, unit="step", dynamic_ncols=True)
+    return value.tolist() if isinstance(value, np.ndarray) else str(value)

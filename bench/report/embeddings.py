@@ -2,67 +2,44 @@
 
 import numpy as np
 
-from .agreement import procrustes
-from .data import make_data
-from .errors import error_text
-from .workloads.isomap import n_landmarks_for
+from bench.agreement import error_text, procrustes
+from bench.data import make_data
+from bench.workloads._base import Arg, estimator
+from bench.workloads.isomap import n_landmarks_for
 
-K = 10
+_GAMMA = Arg("1/total variance", lambda data: 1.0 / float(data.X.var(axis=0).sum()))
+_NN = {"n_neighbors": 10, "n_components": 2}
+_SUPERVISED = "fit(X, y).transform(X)"
+# (name, fastdr path, fastdr params, anchor path or None, anchor params, method chain)
+_METHODS = (
+    ("PCA", "PCA", {"n_components": 2}, "sklearn.decomposition.PCA", None, None),
+    ("Kernel PCA (rbf)", "KernelPCA",
+     {"n_components": 2, "kernel": "rbf", "gamma": _GAMMA, "random_state": 0},
+     "sklearn.decomposition.KernelPCA", None, None),
+    ("Classical MDS", "ClassicalMDS", {"n_components": 2}, "sklearn.manifold.ClassicalMDS",
+     None, None),
+    ("Isomap", "Isomap", _NN, "sklearn.manifold.Isomap", None, None),
+    ("Landmark Isomap", "Isomap",
+     {**_NN, "n_landmarks": Arg("L", lambda data: n_landmarks_for(data.m)), "random_state": 0},
+     "sklearn.manifold.Isomap", _NN, None),
+    ("LLE", "LocallyLinearEmbedding", {**_NN, "random_state": 0},
+     "sklearn.manifold.LocallyLinearEmbedding", None, None),
+    ("LDA (6 position classes)", "LinearDiscriminantAnalysis", {"n_components": 2},
+     "sklearn.discriminant_analysis.LinearDiscriminantAnalysis", None, _SUPERVISED),
+    ("NCA (6 position classes)", "NeighborhoodComponentsAnalysis",
+     {"n_components": 2, "init": "pca", "max_iter": 50, "random_state": 0},
+     "sklearn.neighbors.NeighborhoodComponentsAnalysis", None, _SUPERVISED),
+    ("MMC (6 position classes)", "MMC_Supervised", {"n_components": 2, "random_state": 0},
+     None, None, _SUPERVISED),
+)
 
 
-def _gamma(X):
-    return 1.0 / float(X.var(axis=0).sum())
-
-
-def _methods():
-    """(name, fastdr attribute, fastdr fn, anchor label, anchor fn); fns take (X, y)."""
-    from sklearn import decomposition, discriminant_analysis, manifold, neighbors
-
-    import fastdr
-
-    def fd(attr):
-        return getattr(fastdr, attr, None)
-
-    return (
-        ("PCA", "PCA", lambda X, y: fd("PCA")(n_components=2).fit_transform(X),
-         "sklearn", lambda X, y: decomposition.PCA(n_components=2).fit_transform(X)),
-        ("Kernel PCA (rbf)", "KernelPCA",
-         lambda X, y: fd("KernelPCA")(n_components=2, kernel="rbf", gamma=_gamma(X),
-                                      random_state=0).fit_transform(X),
-         "sklearn", lambda X, y: decomposition.KernelPCA(
-             n_components=2, kernel="rbf", gamma=_gamma(X), random_state=0).fit_transform(X)),
-        ("Classical MDS", "ClassicalMDS",
-         lambda X, y: fd("ClassicalMDS")(n_components=2).fit_transform(X),
-         "sklearn", lambda X, y: manifold.ClassicalMDS(n_components=2).fit_transform(X)),
-        ("Isomap", "Isomap",
-         lambda X, y: fd("Isomap")(n_neighbors=K, n_components=2).fit_transform(X),
-         "sklearn", lambda X, y: manifold.Isomap(n_neighbors=K, n_components=2)
-         .fit_transform(X)),
-        ("Landmark Isomap", "Isomap",
-         lambda X, y: fd("Isomap")(n_neighbors=K, n_components=2,
-                                   n_landmarks=n_landmarks_for(len(X)),
-                                   random_state=0).fit_transform(X),
-         "sklearn Isomap (full)", lambda X, y: manifold.Isomap(n_neighbors=K, n_components=2)
-         .fit_transform(X)),
-        ("LLE", "LocallyLinearEmbedding",
-         lambda X, y: fd("LocallyLinearEmbedding")(n_neighbors=K, n_components=2,
-                                                   random_state=0).fit_transform(X),
-         "sklearn", lambda X, y: manifold.LocallyLinearEmbedding(
-             n_neighbors=K, n_components=2, random_state=0).fit_transform(X)),
-        ("LDA (6 position classes)", "LinearDiscriminantAnalysis",
-         lambda X, y: fd("LinearDiscriminantAnalysis")(n_components=2).fit(X, y).transform(X),
-         "sklearn", lambda X, y: discriminant_analysis.LinearDiscriminantAnalysis(
-             n_components=2).fit(X, y).transform(X)),
-        ("NCA (6 position classes)", "NeighborhoodComponentsAnalysis",
-         lambda X, y: fd("NeighborhoodComponentsAnalysis")(
-             n_components=2, init="pca", max_iter=50, random_state=0).fit(X, y).transform(X),
-         "sklearn", lambda X, y: neighbors.NeighborhoodComponentsAnalysis(
-             n_components=2, init="pca", max_iter=50, random_state=0).fit(X, y).transform(X)),
-        ("MMC (6 position classes)", "MMC_Supervised",
-         lambda X, y: fd("MMC_Supervised")(n_components=2, random_state=0).fit(X, y)
-         .transform(X),
-         None, None),
-    )
+def _embed(impl, data, label, notes):
+    try:
+        return np.asarray(impl.run(data, None), dtype=np.float64)[:, :2]
+    except Exception as exc:  # noqa: BLE001 - report, never crash
+        notes.append(f"{label} error: {error_text(exc)}")
+        return None
 
 
 def compute_embeddings(kind, m):
@@ -75,26 +52,23 @@ def compute_embeddings(kind, m):
         dicts with ``name``, ``fastdr`` (array or None), ``anchor`` (array or None),
         ``anchor_label``, ``disparity`` (Procrustes, fastdr vs anchor) and ``notes``.
     """
-    import fastdr
-
     data = make_data(kind, m, 3)
-    X, y = data.X, data.y
     methods = []
-    for name, attr, fast_fn, anchor_label, anchor_fn in _methods():
+    for name, attr, params, anchor_path, anchor_params, chain in _METHODS:
+        chain = chain or "fit_transform(X)"
+        fast = estimator("fastdr", f"fastdr.{attr}", params, chain)
+        anchor_label = None if anchor_path is None else (
+            "sklearn Isomap (full)" if name == "Landmark Isomap" else "sklearn")
         entry = {"name": name, "fastdr": None, "anchor": None, "anchor_label": anchor_label,
                  "disparity": None, "notes": []}
-        if not hasattr(fastdr, attr):
-            entry["notes"].append(f"not available: fastdr.{attr} is not importable yet")
+        ok, reason = fast.available()
+        if ok:
+            entry["fastdr"] = _embed(fast, data, "fastdr", entry["notes"])
         else:
-            try:
-                entry["fastdr"] = np.asarray(fast_fn(X, y), dtype=np.float64)[:, :2]
-            except Exception as exc:  # noqa: BLE001 - report, never crash
-                entry["notes"].append(f"fastdr error: {error_text(exc)}")
-        if anchor_fn is not None:
-            try:
-                entry["anchor"] = np.asarray(anchor_fn(X, y), dtype=np.float64)[:, :2]
-            except Exception as exc:  # noqa: BLE001
-                entry["notes"].append(f"{anchor_label} error: {error_text(exc)}")
+            entry["notes"].append(reason)
+        if anchor_path is not None:
+            anchor = estimator("sklearn", anchor_path, anchor_params or params, chain)
+            entry["anchor"] = _embed(anchor, data, anchor_label, entry["notes"])
         if entry["fastdr"] is not None and entry["anchor"] is not None:
             entry["disparity"] = procrustes(entry["fastdr"], entry["anchor"], 1.0).value
         methods.append(entry)

@@ -86,8 +86,7 @@ def distance_concentration(settings):
         ``supports_claim`` and ``summary``.
     """
     import fastdr
-
-    from .timing import fit_loglog_slope
+    from bench.engine import fit_loglog_slope
 
     rng = np.random.default_rng(1)
     ratio_mean, ratio_p10, ratio_p90, contrast = [], [], [], []

@@ -5,28 +5,23 @@ import os
 import platform
 
 
-def _cpu_model():
+def _cpuinfo(key):
     try:
         with open("/proc/cpuinfo") as fh:
             for line in fh:
-                if line.startswith("model name"):
+                if line.startswith(key):
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    return None
 
 
 def _simd():
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
-                    found = [f for f in ("avx512f", "avx2", "fma", "sse4_2") if f in flags]
-                    return ", ".join(found) or "none of avx512f/avx2/fma/sse4_2"
-    except OSError:
-        pass
-    return "unknown"
+    flags = _cpuinfo("flags")
+    if flags is None:
+        return "unknown"
+    found = [f for f in ("avx512f", "avx2", "fma", "sse4_2") if f in flags.split()]
+    return ", ".join(found) or "none of avx512f/avx2/fma/sse4_2"
 
 
 def _version(module):
@@ -41,11 +36,9 @@ def _blas():
         from threadpoolctl import threadpool_info
     except ImportError:
         return "unknown (threadpoolctl not installed)"
-    parts = []
-    for pool in threadpool_info():
-        name = pool.get("internal_api", pool.get("user_api", "?"))
-        parts.append(f"{name} {pool.get('version') or ''} ({pool.get('num_threads')} threads)")
-    return "; ".join(dict.fromkeys(p.replace("  ", " ") for p in parts)) or "none found"
+    parts = [f"{p.get('internal_api', p.get('user_api', '?'))} {p.get('version') or ''} "
+             f"({p.get('num_threads')} threads)".replace("  ", " ") for p in threadpool_info()]
+    return "; ".join(dict.fromkeys(parts)) or "none found"
 
 
 def threading_layer():
@@ -67,21 +60,24 @@ def threading_layer():
 
 
 def machine_info():
-    """A dict of the CPU, memory, thread settings and library versions."""
+    """A dict of the CPU, memory, thread settings and library versions.
+
+    metric-learn's version in its separate environment is not read here (that would start
+    the worker even when no MMC row runs): :func:`external_metric_learn_version` fills it in
+    once the report is done.
+    """
     import numba
     import psutil
 
+    memory = psutil.virtual_memory()
     info = {
-        "cpu_model": _cpu_model(),
-        "simd": _simd(),
-        "logical_cores": os.cpu_count(),
+        "cpu_model": _cpuinfo("model name") or platform.processor() or platform.machine(),
+        "simd": _simd(), "logical_cores": os.cpu_count(),
         "physical_cores": psutil.cpu_count(logical=False),
-        "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
-        "available_memory_gib": round(psutil.virtual_memory().available / 2**30, 1),
-        "os": platform.platform(),
-        "python": platform.python_version(),
-        "numba_threads": numba.get_num_threads(),
-        "numba_threading_layer": threading_layer(),
+        "memory_gib": round(memory.total / 2**30, 1),
+        "available_memory_gib": round(memory.available / 2**30, 1),
+        "os": platform.platform(), "python": platform.python_version(),
+        "numba_threads": numba.get_num_threads(), "numba_threading_layer": threading_layer(),
         "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR", "(default: __pycache__)"),
         "blas": _blas(),
         "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg")
@@ -90,18 +86,17 @@ def machine_info():
     for module in ("fastdr", "numba", "numpy", "scipy", "sklearn", "faiss", "metric_learn",
                    "matplotlib"):
         info[f"{module}_version"] = _version(module)
-    if info["metric_learn_version"] == "not installed":
-        info["metric_learn_version"] = _external_metric_learn()
     return info
 
 
-def _external_metric_learn():
-    """metric-learn's version in its separate environment, when there is one."""
-    from . import external
+def external_metric_learn_version():
+    """metric-learn's version from the separate environment's worker if this run started it,
+    else None (the worker is never started just to read a version)."""
+    from bench import external
 
-    worker, _ = external.worker()
-    if worker is None:
-        return "not installed"
-    v = worker.versions
+    running = external.running_worker()
+    if running is None:
+        return None
+    v = running.versions
     return (f"{v['metric_learn']} (separate environment: scikit-learn {v['sklearn']}, "
             f"Python {v['python']})")

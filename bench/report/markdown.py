@@ -77,43 +77,49 @@ def _speed(results, profile):
                   "judge the targets.", ""]
     rows, missing, notes, calls, details = [], [], [], {}, []
     for row in results["speed"]:
+        name = f"`{row['workload']}`"
         if row["status"] == "not available":
-            missing.append(f"- `{row['workload']}` ({row['title']}): {row['notes'][0]}")
+            missing.append(f"- {name} ({row['title']}): {row['notes'][0]}")
             continue
+        calls.setdefault(row["workload"], {k: e["call"] for k, e in row["impls"].items()})
+        target, main_anchor = row.get("target"), _target_anchor(row)
+        for label, entry in row["impls"].items():
+            why = entry.get("skipped") or (f"failed: {entry['error']}" if "error" in entry
+                                           else None)
+            if why:
+                notes.append(f"- {name} m={row['m']:,}: {label} {why}")
         fast = row["impls"]["fastdr"]
-        calls.setdefault(row["workload"], {label: e["call"] for label, e in
-                                           row["impls"].items()})
-        target = row.get("target")
-        target_text = f"{target['text']} at {target['where']}" if target else "-"
-        status = target["status"] if target else "-"
-        fast_text = _s(fast.get("median_s")) if "error" not in fast else "error"
-        anchors = [(label, e) for label, e in row["impls"].items() if label != "fastdr"]
-        if "error" in fast:
-            notes.append(f"- `{row['workload']}` m={row['m']:,}: fastdr failed: "
-                         f"{fast['error']}")
-        for label, entry in anchors:
-            if "skipped" in entry:
-                notes.append(f"- `{row['workload']}` m={row['m']:,}: {label} {entry['skipped']}")
-            elif "error" in entry:
-                notes.append(f"- `{row['workload']}` m={row['m']:,}: {label} failed: "
-                             f"{entry['error']}")
-        ran = [(label, e) for label, e in anchors if "median_s" in e] or [(None, None)]
-        for label, entry in ran:
-            agreement = row["agreement"].get(label) if label else row["agreement"].get("truth")
+        ran = [(k, e) for k, e in row["impls"].items() if k != "fastdr" and "median_s" in e]
+        for i, (label, entry) in enumerate(ran or [(None, None)]):
+            agreement = row["agreement"].get(label or "truth")
             if agreement and agreement.get("detail"):
-                details.append(f"- `{row['workload']}` m={row['m']:,}, d={row['d']}, "
+                details.append(f"- {name} m={row['m']:,}, d={row['d']}, "
                                f"{label or 'ground truth'}: {agreement['detail']}")
             ratio = row["ratios"].get(label)
-            rows.append((f"`{row['workload']}`", f"{row['m']:,}", row["d"], row["dtype"],
-                         fast_text, label or "(none)", _s(entry["median_s"]) if entry else "-",
-                         f"{ratio:.3g}x" if ratio else "-", _agreement_text(agreement),
-                         target_text if label in (None, target and
-                                                  _target_anchor(row)) else "-",
-                         status if label in (None, _target_anchor(row)) else "-"))
-        notes += [f"- `{row['workload']}`: {note}" for note in row.get("notes", [])]
+            judged = target and label in (None, main_anchor)
+            rows.append((name, f"{row['m']:,}", row["d"], row["dtype"],
+                         "error" if "error" in fast else _s(fast.get("median_s")),
+                         label or "(none)", _s(entry["median_s"]) if entry else "-",
+                         f"{ratio:.3g}x" if ratio else "-",
+                         _roofline_text(row.get("roofline")) if i == 0 else "-",
+                         _agreement_text(agreement),
+                         f"{target['text']} at {target['where']}" if judged else "-",
+                         target["status"] if judged else "-"))
+        notes += [f"- {name}: {note}" for note in row.get("notes", [])]
     header = ("method", "m", "d", "dtype", "fastdr (s)", "anchor", "anchor (s)", "speed-up",
-              "agreement", "target at full size", "status")
+              "GEMM roofline", "agreement", "target at full size", "status")
     lines += _table(header, rows) + [""]
+    if any(row.get("roofline") for row in results["speed"]):
+        lines += ["**GEMM roofline** (distance-bound rows: pairwise distances, brute-force "
+                  "k-NN, the classifier's predict, kernel PCA's kernel step): the distance "
+                  "step's 2 x queries x keys x d flops divided by fastdr's whole call, in "
+                  "GFLOP/s, against `np.dot` of the same (queries, d) x (d, keys) shape in the "
+                  "same dtype, timed in this run (median of 3 after a cold call; in row blocks "
+                  "into one reused buffer where the product would exceed 1 GiB). The "
+                  "percentage is GEMM time / fastdr time: 100% means fastdr runs as fast as "
+                  "the bare product, everything else (norms, selection, the eigensolver) "
+                  "included. The flops are nominal: a call that computes only one triangle "
+                  "(the self-query k-NN may) can pass 100%.", ""]
     if missing:
         lines += ["Not measured (the estimator is not importable in this build):", "",
                   *missing, ""]
@@ -129,6 +135,15 @@ def _speed(results, profile):
                                                   for label, call in impls.items())]
         lines += ["", "</details>", ""]
     return lines
+
+
+def _roofline_text(roof):
+    if not roof:
+        return "-"
+    if "error" in roof:
+        return f"GEMM failed: {roof['error'][:80]}"
+    return (f"{roof['fastdr_gflops']:.3g} of {roof['gemm_gflops']:.3g} GFLOP/s "
+            f"({100 * roof['fraction']:.2g}%)")
 
 
 def _target_anchor(row):

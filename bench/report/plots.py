@@ -17,62 +17,55 @@ def _pyplot():
     return plt
 
 
-def _scaling_axis(ax, curve, axis):
+def _save(plt, fig, path, dpi):
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
+def _scaling_axis(ax, curve, axis, title):
     for label, series in curve["series"].items():
         slope = series.get("slope")
-        name = f"{label} (slope {slope:.2f})" if slope is not None else label
         ax.loglog(series["x"], series["seconds"], "o-", color=COLOURS.get(label),
-                  label=name)
-    ax.set_xlabel(axis + (f" (d={curve['fixed']})" if axis == "m" else
-                          f" (m={curve['fixed']:,})"))
+                  label=f"{label} (slope {slope:.2f})" if slope is not None else label)
+    ax.set_xlabel(f"m (d={curve['fixed']})" if axis == "m" else f"d (m={curve['fixed']:,})")
     ax.set_ylabel("median time (s)")
+    ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     if curve["series"]:
         ax.legend(fontsize=8)
 
 
-def scaling_figure(entries, path):
-    """Time against m and against d, log-log, fastdr and anchors on the same axes; one row
-    per workload of an area."""
+def scaling_figure(entries, path, overview=False):
+    """Time against m and against d, log-log, fastdr and anchors on the same axes: one row per
+    workload of an area, or (``overview``) time against m of every workload, one panel each."""
     plt = _pyplot()
-    fig, axes = plt.subplots(len(entries), 2, figsize=(10, 3.4 * len(entries)), squeeze=False)
-    for row, entry in enumerate(entries):
-        _scaling_axis(axes[row, 0], entry["vs_m"], "m")
-        _scaling_axis(axes[row, 1], entry["vs_d"], "d")
-        axes[row, 0].set_title(f"{entry['workload']}: time vs m", fontsize=9)
-        axes[row, 1].set_title(f"{entry['workload']}: time vs d", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-
-
-def scaling_overview(entries, path):
-    """Time against m for every workload, one panel each."""
-    entries = [e for e in entries if e["vs_m"]["series"]]
-    if not entries:
-        return False
-    plt = _pyplot()
-    cols = 4
-    rows = math.ceil(len(entries) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
-    for ax, entry in zip(axes.flat, entries, strict=False):
-        _scaling_axis(ax, entry["vs_m"], "m")
-        ax.set_title(entry["workload"], fontsize=10)
-    for ax in axes.flat[len(entries):]:
-        ax.axis("off")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    if overview:
+        entries = [e for e in entries if e["vs_m"]["series"]]
+        if not entries:
+            return False
+        rows, cols = math.ceil(len(entries) / 4), 4
+        fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+        for ax, entry in zip(axes.flat, entries, strict=False):
+            _scaling_axis(ax, entry["vs_m"], "m", entry["workload"])
+        for ax in axes.flat[len(entries):]:
+            ax.axis("off")
+    else:
+        fig, axes = plt.subplots(len(entries), 2, figsize=(10, 3.4 * len(entries)),
+                                 squeeze=False)
+        for row, entry in enumerate(entries):
+            for col, axis in enumerate("md"):
+                _scaling_axis(axes[row, col], entry[f"vs_{axis}"], axis,
+                              f"{entry['workload']}: time vs {axis}")
+    _save(plt, fig, path, 100 if overview else 90)
     return True
 
 
 def speedup_figure(speed_rows, path):
     """Speed-up of fastdr over each anchor at the speed-table sizes (log scale)."""
-    bars = []
-    for row in speed_rows:
-        for label, ratio in row.get("ratios", {}).items():
-            ok = all(a.get("ok", False) for a in row.get("agreement", {}).values())
-            bars.append((f"{row['workload']} m={row['m']:,}\nvs {label}", ratio, ok))
+    bars = [(f"{row['workload']} m={row['m']:,}\nvs {label}", ratio,
+             all(a.get("ok", False) for a in row.get("agreement", {}).values()))
+            for row in speed_rows for label, ratio in row.get("ratios", {}).items()]
     if not bars:
         return False
     plt = _pyplot()
@@ -84,9 +77,7 @@ def speedup_figure(speed_rows, path):
     ax.set_xticks(range(len(bars)), [b[0] for b in bars], rotation=70, fontsize=7)
     ax.set_ylabel("speed-up (anchor time / fastdr time)")
     ax.set_title("fastdr speed-up at this profile's sizes (red: answers disagree)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(plt, fig, path, 110)
     return True
 
 
@@ -104,8 +95,8 @@ def embeddings_figure(entry, path):
             label = "fastdr" if key == "fastdr" else (method["anchor_label"] or "no anchor")
             if emb is None:
                 why = "not available" if key == "fastdr" else "no library\nanchor"
-                if key == "fastdr" and method["notes"]:
-                    why = "error" if "error" in method["notes"][0] else "not available"
+                if key == "fastdr" and method["notes"] and "error" in method["notes"][0]:
+                    why = "error"
                 ax.text(0.5, 0.5, why, ha="center", va="center", fontsize=9,
                         transform=ax.transAxes)
             else:
@@ -116,9 +107,7 @@ def embeddings_figure(entry, path):
             ax.set_title(title, fontsize=8)
     fig.suptitle(f"{entry['kind']} (m={entry['m']:,}), coloured by position along it",
                  fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(plt, fig, path, 100)
 
 
 def bayes_figure(exp, path):
@@ -126,48 +115,42 @@ def bayes_figure(exp, path):
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.errorbar(exp["m"], exp["error_mean"], yerr=exp["error_std"], fmt="o-", color="tab:red",
                 label="1-NN test error (fastdr)")
-    ax.axhline(exp["bayes_error"], color="k", ls="-", label="Bayes error R*")
-    ax.axhline(exp["cover_hart_bound"], color="k", ls="--", label="2R*(1-R*) (Cover-Hart)")
-    ax.axhline(2 * exp["bayes_error"], color="grey", ls=":", label="2R*")
-    ax.axhline(exp["asymptotic_nn_error"], color="tab:blue", ls="-.",
-               label="exact asymptotic 1-NN error")
+    for y, style, label in ((exp["bayes_error"], ("k", "-"), "Bayes error R*"),
+                            (exp["cover_hart_bound"], ("k", "--"), "2R*(1-R*) (Cover-Hart)"),
+                            (2 * exp["bayes_error"], ("grey", ":"), "2R*"),
+                            (exp["asymptotic_nn_error"], ("tab:blue", "-."),
+                             "exact asymptotic 1-NN error")):
+        ax.axhline(y, color=style[0], ls=style[1], label=label)
     ax.set_xscale("log")
     ax.set_xlabel("training points m")
     ax.set_ylabel("test error")
     ax.set_title(f"1-NN error vs Bayes error ({exp['dimension']}-D Gaussians)", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(plt, fig, path, 110)
 
 
 def curse_figure(exp, path):
     plt = _pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    ax = axes[0]
+    fig, (ax, right) = plt.subplots(1, 2, figsize=(10, 4))
     ax.plot(exp["d"], exp["ratio_mean"], "o-", color="tab:red", label="mean")
     ax.fill_between(exp["d"], exp["ratio_p10"], exp["ratio_p90"], color="tab:red", alpha=0.2,
                     label="10-90% of queries")
     ax.axhline(1.0, color="k", lw=1)
     ax.set_xscale("log")
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("dimension d")
     ax.set_ylabel("nearest / farthest distance")
     ax.set_title(f"uniform [0,1]^d, m={exp['m']:,}", fontsize=10)
     ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    ax = axes[1]
-    ax.loglog(exp["d"], exp["contrast_mean"], "o-", color="tab:blue")
+    right.loglog(exp["d"], exp["contrast_mean"], "o-", color="tab:blue")
     slope = exp["contrast_slope"]
-    ax.set_title("relative contrast (far - near) / near"
-                 + (f", slope {slope:.2f} for d >= 10" if slope is not None else ""),
-                 fontsize=10)
-    ax.set_xlabel("dimension d")
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    right.set_title("relative contrast (far - near) / near"
+                    + (f", slope {slope:.2f} for d >= 10" if slope is not None else ""),
+                    fontsize=10)
+    for axis in (ax, right):
+        axis.set_xlabel("dimension d")
+        axis.grid(True, which="both", alpha=0.3)
+    _save(plt, fig, path, 110)
 
 
 def draw_all(results, out):
@@ -176,27 +159,22 @@ def draw_all(results, out):
     if speedup_figure([r for r in results["speed"] if r.get("status") == "ok"],
                       out / "speedup.png"):
         names.append("speedup.png")
-    if scaling_overview(results["scaling"], out / "scaling_overview.png"):
+    if scaling_figure(results["scaling"], out / "scaling_overview.png", overview=True):
         names.append("scaling_overview.png")
     by_area = {}
     for entry in results["scaling"]:
         by_area.setdefault(entry["area"], []).append(entry)
     for area, entries in by_area.items():
-        name = f"scaling_{area}.png"
-        scaling_figure(entries, out / name)
-        names.append(name)
+        scaling_figure(entries, out / f"scaling_{area}.png")
+        names.append(f"scaling_{area}.png")
     for entry in results["embeddings"]:
         if any(m["fastdr"] is not None or m["anchor"] is not None for m in entry["methods"]):
-            name = f"embeddings_{entry['kind']}.png"
-            embeddings_figure(entry, out / name)
+            embeddings_figure(entry, out / f"embeddings_{entry['kind']}.png")
+            names.append(f"embeddings_{entry['kind']}.png")
+    for key, draw, name in (("nn_vs_bayes", bayes_figure, "experiment_nn_vs_bayes.png"),
+                            ("distance_concentration", curse_figure,
+                             "experiment_distance_concentration.png")):
+        if key in results["experiments"]:
+            draw(results["experiments"][key], out / name)
             names.append(name)
-    experiments = results["experiments"]
-    if "nn_vs_bayes" in experiments:
-        bayes_figure(experiments["nn_vs_bayes"], out / "experiment_nn_vs_bayes.png")
-        names.append("experiment_nn_vs_bayes.png")
-    if "distance_concentration" in experiments:
-        curse_figure(experiments["distance_concentration"],
-                     out / "experiment_distance_concentration.png")
-        names.append("experiment_distance_concentration.png")
     return names
-

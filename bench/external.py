@@ -2,7 +2,7 @@
 
 metric-learn 0.7 needs scikit-learn < 1.8 while the report compares against a newer
 scikit-learn, so when ``metric_learn`` cannot be imported here the anchor runs in a worker
-process (:mod:`bench.report.metric_learn_worker`) under another interpreter:
+process (:mod:`bench.metric_learn_worker`) under another interpreter:
 
 * ``$FASTDR_METRIC_LEARN_PYTHON``, if set: a Python that can import metric_learn (``off``
   disables the separate environment);
@@ -109,7 +109,7 @@ def find_python(create=False):
 
 
 class Worker:
-    """A running :mod:`bench.report.metric_learn_worker` under another Python.
+    """A running :mod:`bench.metric_learn_worker` under another Python.
 
     Parameters
     ----------
@@ -173,6 +173,11 @@ def worker():
                     reason = f"the metric-learn worker did not start: {exc}"
             _STATE["reason"] = reason
         return _STATE["worker"], _STATE["reason"] or ""
+
+
+def running_worker():
+    """The shared worker if something in this process started it, else None (starts nothing)."""
+    return _STATE["worker"]
 
 
 class FittedMetric:

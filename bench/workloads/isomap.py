@@ -5,30 +5,21 @@ import importlib
 
 from .. import agreement
 from ..data import symmetric_knn_graph
-from ._base import Grid, Impl, Target, Workload, fastdr_has
+from ._base import Arg, Grid, Impl, Target, Workload, estimator
 
 K = 10
 LANDMARK_ANCHOR_MAX_M = 3000  # full Isomap as the landmark version's reference, up to here
 
-# fastdr's all-pairs geodesic distances: (module, function). It takes a sparse graph and returns
-# the dense matrix, like scipy's shortest_path(G, directed=False); method="dijkstra" pins the
-# Dijkstra kernel (one source per parallel iteration).
+# fastdr's all-pairs geodesic distances: a sparse graph in, the dense matrix out, like scipy's
+# shortest_path(G, directed=False); method="dijkstra" pins the Dijkstra kernel.
 _DIJKSTRA = ("fastdr.manifold._geodesic", "geodesic_distances")
 
 
-def _fastdr():
-    import fastdr
-
-    return fastdr
-
-
 def _dijkstra_function():
-    module_name, attr = _DIJKSTRA
     try:
-        module = importlib.import_module(module_name)
+        return getattr(importlib.import_module(_DIJKSTRA[0]), _DIJKSTRA[1], None)
     except ImportError:
         return None
-    return getattr(module, attr, None)
 
 
 def _dijkstra_available():
@@ -42,20 +33,10 @@ def n_landmarks_for(m):
     return int(min(1000, max(50, m // 10)))
 
 
-def _isomap_fastdr(data, state):
-    return _fastdr().Isomap(n_neighbors=K, n_components=2).fit_transform(data.X)
-
-
-def _isomap_sklearn(data, state):
-    from sklearn.manifold import Isomap
-
-    return Isomap(n_neighbors=K, n_components=2, n_jobs=-1).fit_transform(data.X)
-
-
-def _landmark_fastdr(data, state):
-    model = _fastdr().Isomap(n_neighbors=K, n_components=2,
-                             n_landmarks=n_landmarks_for(data.m), random_state=0)
-    return model.fit_transform(data.X)
+_ISOMAP = {"n_neighbors": K, "n_components": 2}
+_SKLEARN_ISOMAP = {**_ISOMAP, "n_jobs": -1}
+_LANDMARK = {**_ISOMAP, "n_landmarks": Arg("L", lambda data: n_landmarks_for(data.m)),
+             "random_state": 0}
 
 
 def _with_graph(data):
@@ -96,11 +77,8 @@ WORKLOADS = (
         area="isomap",
         title="Isomap, swiss roll, k=10, 2 components, fit_transform",
         data_kind="swiss",
-        fastdr=Impl("fastdr", _isomap_fastdr,
-                    "fastdr.Isomap(n_neighbors=10, n_components=2).fit_transform(X)",
-                    available=fastdr_has("Isomap")),
-        anchors=(Impl("sklearn", _isomap_sklearn, "sklearn Isomap(n_neighbors=10, "
-                      "n_components=2, n_jobs=-1).fit_transform(X)"),),
+        fastdr=estimator("fastdr", "fastdr.Isomap", _ISOMAP),
+        anchors=(estimator("sklearn", "sklearn.manifold.Isomap", _SKLEARN_ISOMAP),),
         agreement=agreement.embedding_vs_anchor(1e-6),
         truth_agreement=_vs_truth(0.01),
         grids=_ROLL_GRIDS,
@@ -130,11 +108,9 @@ WORKLOADS = (
         title="landmark Isomap, swiss roll, k=10, L = m/10 landmarks (50 to 1000), "
               "fit_transform",
         data_kind="swiss",
-        fastdr=Impl("fastdr", _landmark_fastdr,
-                    "fastdr.Isomap(n_neighbors=10, n_components=2, n_landmarks=L, "
-                    "random_state=0).fit_transform(X)", available=fastdr_has("Isomap")),
-        anchors=(Impl("sklearn", _isomap_sklearn, "sklearn Isomap (full, all m points), "
-                      "n_jobs=-1", max_m=LANDMARK_ANCHOR_MAX_M),),
+        fastdr=estimator("fastdr", "fastdr.Isomap", _LANDMARK),
+        anchors=(estimator("sklearn", "sklearn.manifold.Isomap", _SKLEARN_ISOMAP,
+                           max_m=LANDMARK_ANCHOR_MAX_M),),
         agreement=agreement.embedding_vs_anchor(1e-2),
         truth_agreement=_vs_truth(0.01),
         grids={

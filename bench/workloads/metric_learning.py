@@ -6,25 +6,12 @@ import importlib.util
 import numpy as np
 
 from .. import agreement, external
-from ._base import Grid, Impl, Target, Workload, fastdr_has
+from ._base import Grid, Impl, Target, Workload, estimator
 
 NCA_ITERATIONS = 50
 
 
-def _nca_fastdr(data, state):
-    import fastdr
-
-    model = fastdr.NeighborhoodComponentsAnalysis(init="identity", max_iter=NCA_ITERATIONS,
-                                                  random_state=0)
-    return model.fit(data.X, data.y)
-
-
-def _nca_sklearn(data, state):
-    from sklearn.neighbors import NeighborhoodComponentsAnalysis
-
-    model = NeighborhoodComponentsAnalysis(init="identity", max_iter=NCA_ITERATIONS,
-                                           random_state=0)
-    return model.fit(data.X, data.y)
+_NCA = {"init": "identity", "max_iter": NCA_ITERATIONS, "random_state": 0}
 
 
 def _nca_agreement(fast, anchor, data):
@@ -42,12 +29,6 @@ def _nca_truth(fast, data):
     start = agreement.nca_objective(data.X, data.y, np.eye(data.d))
     return agreement.Agreement("NCA objective", mine, bool(mine >= start),
                                f"identity start {start:.4f}; ok if not below it")
-
-
-def _mmc_fastdr(data, state):
-    import fastdr
-
-    return fastdr.MMC_Supervised(random_state=0).fit(data.X, data.y)
 
 
 def _metric_learn_here():
@@ -122,12 +103,9 @@ WORKLOADS = (
         area="metric_learning",
         title=f"NCA, 5 Gaussian classes, identity init, {NCA_ITERATIONS} iterations, fit",
         data_kind="blobs5",
-        fastdr=Impl("fastdr", _nca_fastdr, "fastdr.NeighborhoodComponentsAnalysis("
-                    "init='identity', max_iter=50, random_state=0).fit(X, y)",
-                    available=fastdr_has("NeighborhoodComponentsAnalysis")),
-        anchors=(Impl("sklearn", _nca_sklearn, "sklearn NeighborhoodComponentsAnalysis("
-                      "init='identity', max_iter=50, random_state=0).fit(X, y)",
-                      max_m=10000),),
+        fastdr=estimator("fastdr", "fastdr.NeighborhoodComponentsAnalysis", _NCA, "fit(X, y)"),
+        anchors=(estimator("sklearn", "sklearn.neighbors.NeighborhoodComponentsAnalysis", _NCA,
+                           "fit(X, y)", max_m=10000),),
         agreement=_nca_agreement,
         truth_agreement=_nca_truth,
         grids={
@@ -145,8 +123,7 @@ WORKLOADS = (
         title="MMC_Supervised (full M), constraints drawn from the labels, fit; the digits "
               "(1797 x 64) in the speed table, 10 Gaussian classes for the scaling curves",
         data_kind="blobs10",
-        fastdr=Impl("fastdr", _mmc_fastdr, "fastdr.MMC_Supervised(random_state=0).fit(X, y)",
-                    available=fastdr_has("MMC_Supervised")),
+        fastdr=estimator("fastdr", "fastdr.MMC_Supervised", {"random_state": 0}, "fit(X, y)"),
         anchors=(Impl("metric-learn", _mmc_metric_learn,
                       "metric_learn.MMC_Supervised(random_state=0).fit(X, y)",
                       prepare=_mmc_metric_learn_prepare,

@@ -3,6 +3,7 @@
 A fast wrong answer must show as wrong, so every speed row carries one of these.
 """
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,18 +11,9 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Agreement:
-    """One agreement figure.
-
-    Attributes
-    ----------
-    metric : str
-        What was measured, e.g. ``"Procrustes disparity"``.
-    value : float
-    ok : bool
-        Whether ``value`` is within the workload's tolerance.
-    detail : str
-        A short human-readable addition (the tolerance, a second figure).
-    """
+    """One agreement figure: ``metric`` (what was measured), its ``value``, whether it is
+    within the workload's tolerance (``ok``) and a short ``detail`` (the tolerance, a second
+    figure)."""
 
     metric: str
     value: float
@@ -33,51 +25,57 @@ class Agreement:
                 "detail": self.detail}
 
 
+def error_text(exc, limit=300):
+    """``"TypeName: message"`` on one line, at most ``limit`` characters, without numba's
+    terminal colour codes."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(exc).__name__}: {exc}")
+    return " ".join(text.split())[:limit]
+
+
+def _pair(A, B, what):
+    A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
+    if A.shape != B.shape:
+        return None, None, Agreement(what, float("nan"), False,
+                                     f"shapes differ: {A.shape} vs {B.shape}")
+    return A, B, None
+
+
 def procrustes(A, B, tol):
     """Procrustes disparity (scipy's definition) between two embeddings of the same points."""
     from scipy.spatial import procrustes as scipy_procrustes
 
-    A = np.asarray(A, dtype=np.float64)
-    B = np.asarray(B, dtype=np.float64)
-    if A.shape != B.shape:
-        return Agreement("Procrustes disparity", float("nan"), False,
-                         f"shapes differ: {A.shape} vs {B.shape}")
-    if not (np.isfinite(A).all() and np.isfinite(B).all()):
-        return Agreement("Procrustes disparity", float("nan"), False, "non-finite values")
+    A, B, bad = _pair(A, B, "Procrustes disparity")
+    if bad is None and not (np.isfinite(A).all() and np.isfinite(B).all()):
+        bad = Agreement("Procrustes disparity", float("nan"), False, "non-finite values")
+    if bad is not None:
+        return bad
     value = float(scipy_procrustes(A, B)[2])
     return Agreement("Procrustes disparity", value, value <= tol, f"ok if <= {tol:g}")
 
 
 def embedding_vs_anchor(tol):
     """Agreement function: Procrustes disparity of two embeddings."""
-
-    def compare(fast, anchor, data):
-        return procrustes(fast, anchor, tol)
-
-    return compare
+    return lambda fast, anchor, data: procrustes(fast, anchor, tol)
 
 
 def max_relative_error(A, B, tol, what="max relative error"):
-    """max |A - B| / max |B| over arrays of the same shape."""
-    A = np.asarray(A, dtype=np.float64)
-    B = np.asarray(B, dtype=np.float64)
-    if A.shape != B.shape:
-        return Agreement(what, float("nan"), False, f"shapes differ: {A.shape} vs {B.shape}")
+    """max |A - B| / max |B| over arrays of the same shape and the same inf/NaN pattern."""
+    A, B, bad = _pair(A, B, what)
+    if bad is not None:
+        return bad
     finite = np.isfinite(B)
     if not np.array_equal(finite, np.isfinite(A)):
         return Agreement(what, float("inf"), False, "inf/NaN pattern differs")
-    scale = float(np.abs(B[finite]).max()) if finite.any() else 1.0
-    value = float(np.abs(A[finite] - B[finite]).max()) / (scale or 1.0) if finite.any() else 0.0
+    if not finite.any():
+        return Agreement(what, 0.0, True, f"ok if <= {tol:g}")
+    scale = float(np.abs(B[finite]).max()) or 1.0
+    value = float(np.abs(A[finite] - B[finite]).max()) / scale
     return Agreement(what, value, value <= tol, f"ok if <= {tol:g}")
 
 
 def dense_vs_anchor(tol):
     """Agreement function: max relative error of two dense results (distance matrices)."""
-
-    def compare(fast, anchor, data):
-        return max_relative_error(fast, anchor, tol)
-
-    return compare
+    return lambda fast, anchor, data: max_relative_error(fast, anchor, tol)
 
 
 def index_agreement(fast, anchor, dist_tol):
@@ -87,48 +85,28 @@ def index_agreement(fast, anchor, dist_tol):
     legitimately at tied distances, so the result is ok when the sets agree to 0.999, or when
     the sorted neighbour distances agree to ``dist_tol`` (relative).
     """
-    fast_dist, fast_ind = (np.asarray(a) for a in fast)
-    anchor_dist, anchor_ind = (np.asarray(a) for a in anchor)
+    (fast_dist, fast_ind), (anchor_dist, anchor_ind) = (map(np.asarray, fast),
+                                                        map(np.asarray, anchor))
     if fast_ind.shape != anchor_ind.shape:
         return Agreement("index agreement", float("nan"), False,
                          f"shapes differ: {fast_ind.shape} vs {anchor_ind.shape}")
-    k = fast_ind.shape[1]
-    a = np.sort(fast_ind, axis=1)
-    b = np.sort(anchor_ind, axis=1)
-    shared = np.zeros(a.shape[0], dtype=np.int64)
-    rows = np.arange(b.shape[0])
-    for col in range(k):  # is the col-th entry of each fast row also in the anchor's row?
-        pos = _row_searchsorted(b, a[:, col])
-        shared += b[rows, pos] == a[:, col]
-    value = float(shared.mean() / k)
+    shared = sum((fast_ind[:, [j]] == anchor_ind).any(axis=1) for j in range(fast_ind.shape[1]))
+    value = float(np.mean(shared) / fast_ind.shape[1])
     scale = float(np.abs(anchor_dist).max()) or 1.0
     dist_err = float(np.abs(np.sort(fast_dist, 1) - np.sort(anchor_dist, 1)).max()) / scale
-    ok = value >= 0.999 or dist_err <= dist_tol
-    return Agreement("index agreement", value, ok,
+    return Agreement("index agreement", value, value >= 0.999 or dist_err <= dist_tol,
                      f"max rel. distance error {dist_err:.1e} (ok if sets >= 0.999 or "
                      f"distances <= {dist_tol:g})")
 
 
-def _row_searchsorted(sorted_rows, values):
-    """Per-row ``searchsorted`` of one value into each sorted row, clipped to the last column."""
-    k = sorted_rows.shape[1]
-    pos = (sorted_rows < values[:, None]).sum(axis=1)
-    return np.minimum(pos, k - 1)
-
-
 def knn_vs_anchor(dist_tol):
     """Agreement function for ``(distances, indices)`` results."""
-
-    def compare(fast, anchor, data):
-        return index_agreement(fast, anchor, dist_tol)
-
-    return compare
+    return lambda fast, anchor, data: index_agreement(fast, anchor, dist_tol)
 
 
 def prediction_rate(fast, anchor, min_rate=0.999):
     """Share of identical predictions."""
-    fast = np.asarray(fast)
-    anchor = np.asarray(anchor)
+    fast, anchor = np.asarray(fast), np.asarray(anchor)
     if fast.shape != anchor.shape:
         return Agreement("identical predictions", float("nan"), False,
                          f"shapes differ: {fast.shape} vs {anchor.shape}")
@@ -150,12 +128,9 @@ def nca_objective(X, y, components, block=512):
     total = 0.0
     for start in range(0, Z.shape[0], block):
         stop = min(start + block, Z.shape[0])
-        dist = sq[start:stop, None] + sq[None, :] - 2.0 * Z[start:stop] @ Z.T
-        np.maximum(dist, 0.0, out=dist)
+        dist = np.maximum(sq[start:stop, None] + sq[None, :] - 2.0 * Z[start:stop] @ Z.T, 0.0)
         dist[np.arange(stop - start), np.arange(start, stop)] = np.inf
-        logits = -dist
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
+        p = np.exp(dist.min(axis=1, keepdims=True) - dist)
         p /= p.sum(axis=1, keepdims=True)
         total += float((p * (y[start:stop, None] == y[None, :])).sum())
     return total / Z.shape[0]
@@ -169,9 +144,8 @@ def mmc_constraints(y, n_pairs=2000, seed=0):
     keep = left != right
     left, right = left[keep], right[keep]
     same = y[left] == y[right]
-    must = np.column_stack([left[same], right[same]])[:n_pairs]
-    cannot = np.column_stack([left[~same], right[~same]])[:n_pairs]
-    return must, cannot
+    return (np.column_stack([left[same], right[same]])[:n_pairs],
+            np.column_stack([left[~same], right[~same]])[:n_pairs])
 
 
 def mmc_objective(X, M, must, cannot):
@@ -180,8 +154,7 @@ def mmc_objective(X, M, must, cannot):
     Xing et al. minimise ``sum_S d_M^2`` subject to ``sum_D d_M >= 1``; scaling M by c scales
     both sides alike, so this ratio is the objective at the feasible scale of M.
     """
-    X = np.asarray(X, dtype=np.float64)
-    M = np.asarray(M, dtype=np.float64)
+    X, M = np.asarray(X, dtype=np.float64), np.asarray(M, dtype=np.float64)
 
     def sq_dist(pairs):
         diff = X[pairs[:, 0]] - X[pairs[:, 1]]
@@ -192,11 +165,8 @@ def mmc_objective(X, M, must, cannot):
 
 
 def knn_accuracy(X, y, components, n_neighbors=5, folds=5):
-    """Mean 5-fold cross-validated accuracy of scikit-learn's k-NN on ``X components^T``.
-
-    The folds are fixed (stratified, unshuffled), so two metrics are compared on the same
-    splits.
-    """
+    """Mean 5-fold cross-validated accuracy of scikit-learn's k-NN on ``X components^T``, on
+    fixed (stratified, unshuffled) folds, so two metrics are compared on the same splits."""
     from sklearn.model_selection import cross_val_score
     from sklearn.neighbors import KNeighborsClassifier
 

@@ -1,7 +1,7 @@
 """A worker that runs metric-learn in its own Python environment (run as a script).
 
 metric-learn 0.7 needs scikit-learn < 1.8, which cannot share an environment with the
-scikit-learn that fastdr's report compares against, so :mod:`bench.report.external` starts
+scikit-learn that fastdr's report compares against, so :mod:`bench.external` starts
 this file under a separate interpreter and talks to it over its standard input and output:
 length-prefixed pickles of ``(command, payload)``. It imports only numpy and metric-learn.
 

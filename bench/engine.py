@@ -1,0 +1,225 @@
+"""The one measuring engine of ``bench/``, used by both runners.
+
+The pytest-benchmark suite (``bench/test_bench.py``) and the report (``python -m bench.report``)
+time a call the same way: a cold first call timed on its own (it includes JIT compilation unless
+the numba disk cache serves the kernels), the agreement check on that call's result *before*
+any repeat is timed, then repeats and their median, and the peak RSS of the repeats on request.
+The suite hands the repeats to pytest-benchmark (``rounds_runner``); the report repeats in
+:func:`measure` itself until enough calls or its time budget are spent.
+
+It also times the GEMM of a distance step's shape (:func:`gemm_seconds`), the roofline of the
+report's distance-bound rows.
+"""
+
+import gc
+import math
+import statistics
+import threading
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Measurement:
+    """What :func:`measure` found: seconds, the agreement figure and the peak RSS."""
+
+    cold_s: float
+    times: list
+    agreement: object = None
+    rss: dict = field(default_factory=dict)
+
+    @property
+    def median(self):
+        """Median of the repeats (the cold call's time when nothing was repeated)."""
+        return statistics.median(self.times) if self.times else self.cold_s
+
+    def as_dict(self):
+        return {"first_call_s": self.cold_s, "median_s": self.median, "times_s": self.times,
+                "repeats": len(self.times), **self.rss}
+
+
+def measure(impl, data, *, min_repeats, max_repeats, budget_s=0.0, cap_s=math.inf, check=None,
+            stop_on_disagreement=False, rss=False, keep_result=False, rounds_runner=None):
+    """Time ``impl`` on ``data``: cold call, agreement check, repeats.
+
+    Parameters
+    ----------
+    impl : bench.workloads.Impl
+        Its ``prepare(data)`` (not timed) runs first, then ``run(data, state)`` is timed.
+    data : bench.data.Data
+    min_repeats, max_repeats : int
+        Timed calls after the cold one. Repeating stops after ``min_repeats`` once the repeats
+        add up to ``budget_s``, and after one repeat once cold call and repeats add up to
+        ``cap_s`` (one slow method cannot eat a profile's time).
+    budget_s, cap_s : float
+    check : callable or None
+        ``check(result) -> Agreement``, run on the cold call's result before any repeat; an
+        exception in it becomes a failed agreement naming the error.
+    stop_on_disagreement : bool
+        Time no repeat when the check fails (the suite, which then fails the benchmark).
+    rss : bool
+        Record the peak RSS of the repeats (``peak_rss_bytes``, ``rss_increase_bytes``).
+    keep_result : bool
+        Return the cold call's result (the reference the anchors are checked against).
+    rounds_runner : callable or None
+        ``rounds_runner(call, rounds) -> list of seconds`` runs the repeats instead (the suite
+        passes pytest-benchmark's ``pedantic``); ``rounds`` is :func:`planned_rounds`.
+
+    Returns
+    -------
+    measurement : Measurement
+    result : object or None
+    """
+    state = impl.prepare(data) if impl.prepare is not None else None
+
+    def call():
+        return impl.run(data, state)
+
+    gc.collect()
+    start = time.perf_counter()
+    result = call()
+    cold = time.perf_counter() - start
+    agreement = _checked(check, result) if check is not None else None
+    kept = result if keep_result else None
+    del result
+    with StepPeak() if rss else nullcontext() as peak:
+        if stop_on_disagreement and agreement is not None and not agreement.ok:
+            times = []
+        elif rounds_runner is not None:
+            times = list(rounds_runner(call, planned_rounds(cold, max_repeats, cap_s)))
+        else:
+            times = _repeat(call, cold, min_repeats, max_repeats, budget_s, cap_s)
+    found = Measurement(cold, times, agreement)
+    if rss:
+        found.rss = {"peak_rss_bytes": peak.peak, "rss_increase_bytes": peak.increase,
+                     "rss_method": peak.method}
+    return found, kept
+
+
+def planned_rounds(cold_s, max_repeats, cap_s):
+    """Repeats fixed in advance: ``max_repeats``, fewer (at least one) where ``cap_s`` binds."""
+    return max(1, int(min(max_repeats, cap_s / max(cold_s, 1e-9))))
+
+
+def _repeat(call, cold, min_repeats, max_repeats, budget_s, cap_s):
+    times = []
+    while len(times) < max_repeats:
+        spent = sum(times)
+        if (len(times) >= min_repeats and spent >= budget_s) or (times and cold + spent
+                                                                  >= cap_s):
+            break
+        gc.collect()
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _checked(check, result):
+    from .agreement import Agreement, error_text
+
+    try:
+        return check(result)
+    except Exception as exc:  # noqa: BLE001 - a broken check is a failed agreement, not a crash
+        return Agreement("agreement", float("nan"), False, error_text(exc))
+
+
+def gemm_seconds(m, n, d, dtype, *, repeats=3, max_out_bytes=2**30):
+    """Median time of ``np.dot`` of an (m, d) by a (d, n) matrix in ``dtype``, after a cold call.
+
+    Up to ``max_out_bytes`` the product is one call; above it, row blocks of A are multiplied
+    into one reused output block (same flops, without a product that would not fit in memory).
+
+    Returns
+    -------
+    seconds : float
+    blocked : bool
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((m, d)).astype(dtype)
+    B = rng.standard_normal((d, n)).astype(dtype)
+    rows = max(1, min(m, max_out_bytes // (n * A.itemsize)))
+    out = np.empty((rows, n), dtype=dtype)
+
+    def product():
+        for start in range(0, m, rows):
+            stop = min(m, start + rows)
+            np.dot(A[start:stop], B, out=out[: stop - start])
+
+    product()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        product()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), rows < m
+
+
+def fit_loglog_slope(sizes, seconds):
+    """Least-squares slope of log(time) against log(size); None with fewer than 2 sizes."""
+    import numpy as np
+
+    pairs = [(s, t) for s, t in zip(sizes, seconds, strict=True) if t and t > 0]
+    if len({s for s, _ in pairs}) < 2:
+        return None
+    return float(np.polyfit(np.log([s for s, _ in pairs]), np.log([t for _, t in pairs]), 1)[0])
+
+
+class StepPeak:
+    """Context manager: ``baseline`` RSS before the step and ``peak`` RSS during it (bytes).
+
+    tracemalloc does not see numba's allocations, so this is resident set size. On Linux the
+    high-water mark is reset by writing ``5`` to ``/proc/self/clear_refs`` and read from
+    ``VmHWM`` (``method="VmHWM"``); elsewhere a thread samples RSS every 5 ms (``"sampled"``,
+    which can miss short peaks).
+    """
+
+    def __enter__(self):
+        self.baseline = _rss()
+        try:
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")
+            _hwm()
+            self.method = "VmHWM"
+        except OSError:
+            self.method, self._samples = "sampled", [self.baseline]
+            self._stop = threading.Event()
+            self._thread = threading.Thread(target=self._sample, daemon=True)
+            self._thread.start()
+        return self
+
+    def _sample(self):
+        while not self._stop.is_set():
+            self._samples.append(_rss())
+            time.sleep(0.005)
+
+    def __exit__(self, *exc):
+        if self.method == "VmHWM":
+            self.peak = _hwm()
+        else:
+            self._stop.set()
+            self._thread.join()
+            self.peak = max(self._samples + [_rss()])
+        return False
+
+    @property
+    def increase(self):
+        """Peak above the baseline, in bytes."""
+        return max(0, self.peak - self.baseline)
+
+
+def _rss():
+    import psutil
+
+    return psutil.Process().memory_info().rss
+
+
+def _hwm():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("VmHWM not found")
