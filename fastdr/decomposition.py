@@ -29,6 +29,7 @@ from ._kernels import kernel_matrix as kernel_kernels
 from ._kernels.centering import double_centre_inplace
 from ._kernels.matrix_checks import symmetry_stats
 from ._parallel import parallel_section
+from ._progress import StageLog
 from ._validation import (
     check_array,
     check_dense_allocation,
@@ -437,6 +438,9 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         Seeds the iterative eigensolvers.
     n_jobs : int or None, default=None
         Threads for the kernel and centring kernels.
+    verbose : int, default=0
+        1 or more prints one line per stage of ``fit`` (kernel matrix, eigensolver) with its time. A
+        fastdr extra: scikit-learn's KernelPCA has no ``verbose``.
 
     Attributes
     ----------
@@ -461,7 +465,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, n_components=None, kernel="linear", gamma=None, degree=3, coef0=1,
-                 eigen_solver="auto", random_state=None, n_jobs=None):
+                 eigen_solver="auto", random_state=None, n_jobs=None, verbose=0):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -470,6 +474,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.eigen_solver = eigen_solver
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _check_params(self):
         check_option(self.kernel, "kernel", KERNELS)
@@ -506,6 +511,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         return self._wrap_output(Z, X)
 
     def _fit(self, X):
+        log = StageLog(type(self).__name__, self.verbose)
         self._check_params()
         if self.kernel == "precomputed":
             K0 = check_precomputed_square(X, "The precomputed kernel matrix", negative_ok=True)
@@ -515,6 +521,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             check_dense_allocation((m, m), K0.dtype, what=f"The {m} x {m} centred kernel copy",
                                    alternative="Pass float32 input or fewer samples.")
             K = np.array(K0, order="C", copy=True)
+            log.done("copy of the kernel matrix")
             self.gamma_ = None
             self.n_features_in_ = m
         else:
@@ -541,6 +548,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         if self.kernel != "precomputed":
             K = np.empty((m, m), dtype=X.dtype)
             self._kernel(X, X, K, mirror=not upper)
+            log.done(f"kernel matrix ({self.kernel}, {m} x {m})")
             self.X_fit_ = X
         if solver == "dense":
             with parallel_section(self.n_jobs):
@@ -558,6 +566,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                 operator, n_components, solver=solver, random_state=self.random_state,
                 n_jobs=self.n_jobs)
             row_means = operator.row_means
+        log.done(f"centring and eigensolver ({solver})")
         self._row_means = row_means
         self._grand_mean = float(row_means.mean())
         del K
@@ -573,6 +582,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.eigenvalues_ = np.ascontiguousarray(values[:k]).astype(dtype)
         self.eigenvectors_ = np.ascontiguousarray(vectors[:, :k])
         self.n_components_ = int(k)
+        log.total()
         return self
 
     def _kernel(self, X, Y, out, mirror=True):
