@@ -1,13 +1,20 @@
 """Verbose output of the long fits: stage lines, the chunked progress bar, and that chunking
 changes no result."""
 
+import inspect
 import io
 import sys
 import types
 
 import numpy as np
+import pytest
+from sklearn.base import clone
 
+from fastdr import Isomap, NearestNeighbors
+from fastdr._kernels import graph as graph_kernels
 from fastdr._progress import StageLog, run_in_chunks
+
+from .estimators import fit_output, make_estimator, small_data
 
 
 def _recorder(calls, out):
@@ -95,3 +102,121 @@ def test_stage_lines_report_the_time_since_the_previous_stage():
     assert lines[1] == f"[Est] second stage: {second:.2f} s"
     assert lines[2].startswith("[Est] fit: ") and lines[2].endswith(" s in all")
 
+
+
+# ---------------------------------------------------------------- estimators
+
+VERBOSE_ESTIMATORS = {
+    "Isomap": ["[NearestNeighbors] k-NN search", "[Isomap] neighbour graph",
+               "[Isomap] short-circuit check", "[Isomap] connected components",
+               "[Isomap] shortest paths (dijkstra", "[Isomap] double centring and eigensolver",
+               "[Isomap] distances restored", "[Isomap] fit:"],
+    "LocallyLinearEmbedding": ["[LocallyLinearEmbedding] neighbours (k=8)",
+                               "[LocallyLinearEmbedding] barycentre weights",
+                               "[LocallyLinearEmbedding] matrix M",
+                               "[LocallyLinearEmbedding] eigensolver",
+                               "[LocallyLinearEmbedding] fit:"],
+    "KernelPCA": ["[KernelPCA] kernel matrix (rbf, 90 x 90)",
+                  "[KernelPCA] centring and eigensolver", "[KernelPCA] fit:"],
+    "ClassicalMDS": ["[ClassicalMDS] distances (90 x 90)",
+                     "[ClassicalMDS] double centring and eigensolver", "[ClassicalMDS] fit:"],
+    "NearestNeighbors": ["[NearestNeighbors] fit (kd_tree)",
+                         "[NearestNeighbors] k-NN search (kd_tree, k=4)"],
+    "KNeighborsClassifier": ["[KNeighborsClassifier] k-NN search (kd_tree, k=4)",
+                             "[KNeighborsClassifier] vote"],
+    "KNeighborsRegressor": ["[KNeighborsRegressor] k-NN search (kd_tree, k=4)",
+                            "[KNeighborsRegressor] weighted mean"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(VERBOSE_ESTIMATORS))
+def test_verbose_zero_prints_nothing_and_one_prints_every_stage(name, capsys):
+    X, y = small_data()
+    fit_output(make_estimator(name), X, y)
+    assert capsys.readouterr() == ("", "")
+    fit_output(make_estimator(name, verbose=1), X, y)
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    for stage in VERBOSE_ESTIMATORS[name]:
+        assert any(line.startswith(stage) for line in lines), (stage, lines)
+    assert all(line.endswith(" s") or line.endswith(" s in all") for line in lines), lines
+    assert captured.err == ""  # a short run draws no bar
+
+
+@pytest.mark.parametrize("name", sorted(VERBOSE_ESTIMATORS))
+def test_verbose_is_a_plain_parameter(name):
+    est = make_estimator(name, verbose=2)
+    assert est.get_params()["verbose"] == 2
+    twin = clone(est)
+    assert twin.verbose == 2 and twin is not est
+    assert inspect.signature(type(est)).parameters["verbose"].default == 0
+
+
+def _recording(monkeypatch, module, name):
+    """Wrap a kernel so that each launch's range arguments (its last two) are recorded."""
+    calls = []
+    kernel = getattr(module, name)
+
+    def wrapper(*args):
+        calls.append(args[-2:])
+        return kernel(*args)
+
+    monkeypatch.setattr(module, name, wrapper)
+    return calls
+
+
+def test_isomap_dijkstra_in_chunks_under_a_bar_is_bit_identical(rng, monkeypatch, capsys):
+    X = rng.standard_normal((300, 3))
+    calls = _recording(monkeypatch, graph_kernels, "all_pairs_upper")
+    quiet = Isomap(n_neighbors=8, n_jobs=2).fit(X)
+    assert calls == [(0, 19)]  # one launch over all ceil(300 / 16) source blocks
+    capsys.readouterr()
+    monkeypatch.setattr(StageLog, "long_run_s", 0.0)
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    calls.clear()
+    loud = Isomap(n_neighbors=8, n_jobs=2, verbose=1).fit(X)
+    assert len(calls) > 2 and calls[0] == (0, 2) and calls[-1][1] == 19
+    assert all(calls[i][1] == calls[i + 1][0] for i in range(len(calls) - 1))  # no gap
+    assert "[Isomap] Dijkstra (16 sources per step) |" in capsys.readouterr().err
+    np.testing.assert_array_equal(loud.dist_matrix_, quiet.dist_matrix_)
+    np.testing.assert_array_equal(loud.embedding_, quiet.embedding_)
+
+
+def test_landmark_dijkstra_in_chunks_under_a_bar_is_bit_identical(rng, monkeypatch, capsys):
+    X = rng.standard_normal((300, 3))
+    calls = _recording(monkeypatch, graph_kernels, "dijkstra_columns")
+    quiet = Isomap(n_neighbors=8, n_landmarks=64, random_state=0, n_jobs=2).fit(X)
+    assert calls == [(0, 8)]  # one launch over all 64 / 8 landmark groups
+    capsys.readouterr()
+    monkeypatch.setattr(StageLog, "long_run_s", 0.0)
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    calls.clear()
+    loud = Isomap(n_neighbors=8, n_landmarks=64, random_state=0, n_jobs=2, verbose=1).fit(X)
+    assert len(calls) > 2 and calls[-1][1] == 8
+    captured = capsys.readouterr()
+    assert "[Isomap] landmark Dijkstra (8 sources per step) |" in captured.err
+    assert "[Isomap] landmark shortest paths (random, L=64)" in captured.out
+    np.testing.assert_array_equal(loud.landmarks_, quiet.landmarks_)
+    np.testing.assert_array_equal(loud.embedding_, quiet.embedding_)
+
+
+@pytest.mark.parametrize("algorithm, d, self_query", [
+    ("brute", 20, False),  # knn_gemm over query blocks
+    ("brute", 20, True),  # (m <= 1024: not the self-query kernel) offset moved per chunk
+    ("brute", 4, True),  # knn_direct over query rows
+    ("kd_tree", 4, True),  # scipy's tree over query rows
+])
+def test_knn_search_in_chunks_under_a_bar_is_bit_identical(rng, monkeypatch, capsys,
+                                                           algorithm, d, self_query):
+    T = rng.standard_normal((400, d))
+    Q = None if self_query else rng.standard_normal((500, d))
+    quiet = NearestNeighbors(n_neighbors=5, algorithm=algorithm, n_jobs=2).fit(T)
+    expected = quiet.kneighbors(Q)
+    capsys.readouterr()
+    monkeypatch.setattr(StageLog, "long_run_s", 0.0)
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    loud = NearestNeighbors(n_neighbors=5, algorithm=algorithm, n_jobs=2, verbose=1).fit(T)
+    got = loud.kneighbors(Q)
+    assert "[NearestNeighbors] k-NN queries" in capsys.readouterr().err
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
