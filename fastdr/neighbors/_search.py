@@ -96,11 +96,15 @@ def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
         t_packed = dist_kernels.pack_targets(T, centre, t_norms, target_block(n))
         q_packed = dist_kernels.pack_queries(Q, centre)
         q_block = _query_block(m, threads)
-        run_in_chunks(progress, -(-m // q_block), lambda b0, b1: knn_kernels.knn_gemm(
-            Q[b0 * q_block:b1 * q_block], T, q_packed[b0 * q_block:b1 * q_block], t_packed, k,
-            n_candidates, offset if offset < 0 else offset + b0 * q_block, q_block,
-            out_d[b0 * q_block:b1 * q_block], out_i[b0 * q_block:b1 * q_block]),
-            what=f"k-NN queries ({q_block} per step)")
+
+        def query_blocks(b0, b1):
+            rows = slice(b0 * q_block, b1 * q_block)
+            knn_kernels.knn_gemm(Q[rows], T, q_packed[rows], t_packed, k, n_candidates,
+                                 offset if offset < 0 else offset + rows.start, q_block,
+                                 out_d[rows], out_i[rows])
+
+        run_in_chunks(progress, -(-m // q_block), query_blocks,
+                      what=f"k-NN queries ({q_block} per step)")
     return out_d, out_i
 
 
