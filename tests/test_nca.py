@@ -10,8 +10,8 @@ import scipy.optimize
 import fastdr
 from fastdr import KNeighborsClassifier, NeighborhoodComponentsAnalysis
 from fastdr._kernels import nca as nca_kernels
+from fastdr._progress import IterationLog
 from fastdr.metric_learning._nca import nca_objective_gradient
-from fastdr.metric_learning._progress import IterationLog
 
 from . import reference
 

@@ -173,7 +173,7 @@ def dijkstra_rows(indptr, indices, weights, sources, out, block):
 
 
 @njit(cache=True, parallel=True)
-def all_pairs_upper(indptr, indices, weights, labels, out, block):
+def all_pairs_upper(indptr, indices, weights, labels, out, block, first_block, end_block):
     """Half of the all-pairs geodesic matrix, by Dijkstra from every node.
 
     Source ``s`` (in the graph's numbering) stops once every node ``t > s`` is settled and
@@ -183,11 +183,13 @@ def all_pairs_upper(indptr, indices, weights, labels, out, block):
     the output in the caller's order).
 
     Sources are folded (``s``, ``m - 1 - s``, ...) so that contiguous blocks of iterations
-    hold equal work. Time O(m (m + nnz) log m), memory O(threads m) besides ``out``.
+    hold equal work. Only blocks ``first_block:end_block`` of ``block`` sources run (all
+    ``ceil(m / block)`` of them for the whole matrix; a caller may split them into several
+    launches). Time O(m (m + nnz) log m), memory O(threads m) besides ``out``.
     """
     m = indptr.shape[0] - 1
-    n_blocks = (m + block - 1) // block
-    for b in prange(n_blocks):
+    for step in prange(end_block - first_block):
+        b = first_block + step
         dist, heap_nodes, heap_keys, heap_pos = _heap_buffers(m)
         for r in range(b * block, min(m, (b + 1) * block)):
             source = r // 2 if r % 2 == 0 else m - 1 - r // 2
@@ -233,7 +235,7 @@ def _write_panel(dists, n_rows, out, col0):
 
 
 @njit(cache=True, parallel=True)
-def dijkstra_columns(indptr, indices, weights, sources, out, group):
+def dijkstra_columns(indptr, indices, weights, sources, out, group, first_group, end_group):
     """Landmark geodesics, one column per source: ``out[:, r]`` = distances from
     ``sources[r]``.
 
@@ -245,13 +247,16 @@ def dijkstra_columns(indptr, indices, weights, sources, out, group):
     group : int
         Sources per ``prange`` iteration; their rows are written to ``out`` as one panel of
         ``group`` adjacent columns, so each node's row is touched once per group.
+    first_group, end_group : int
+        Only groups ``first_group:end_group`` run (``0, ceil(L / group)`` for all columns; a
+        caller may split them into several launches).
 
     Time O(L (m + nnz) log m); memory O(threads group m) besides ``out``.
     """
     m = indptr.shape[0] - 1
     n_sources = sources.shape[0]
-    n_groups = (n_sources + group - 1) // group
-    for b in prange(n_groups):
+    for step in prange(end_group - first_group):
+        b = first_group + step
         c0 = b * group
         n_rows = min(n_sources, c0 + group) - c0
         dists = np.empty((n_rows, m), dtype=np.float64)

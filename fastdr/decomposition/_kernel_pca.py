@@ -24,6 +24,7 @@ from .._kernels import distances as dist_kernels
 from .._kernels import kernel_matrix as kernel_kernels
 from .._kernels.centering import double_centre_inplace
 from .._parallel import parallel_section
+from .._progress import StageLog
 from .._validation import (
     check_array,
     check_dense_allocation,
@@ -71,6 +72,9 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         Seeds the iterative eigensolvers.
     n_jobs : int or None, default=None
         Threads for the kernel and centring kernels.
+    verbose : int, default=0
+        1 or more prints one line per stage of ``fit`` (kernel matrix, eigensolver) with its
+        time. A fastdr extra: scikit-learn's KernelPCA has no ``verbose``.
 
     Attributes
     ----------
@@ -95,7 +99,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, n_components=None, kernel="linear", gamma=None, degree=3, coef0=1,
-                 eigen_solver="auto", random_state=None, n_jobs=None):
+                 eigen_solver="auto", random_state=None, n_jobs=None, verbose=0):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -104,6 +108,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.eigen_solver = eigen_solver
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _check_params(self):
         check_option(self.kernel, "kernel", KERNELS)
@@ -140,6 +145,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         return self._wrap_output(Z, X)
 
     def _fit(self, X):
+        log = StageLog(type(self).__name__, self.verbose)
         self._check_params()
         if self.kernel == "precomputed":
             K0 = check_precomputed_square(X, "The precomputed kernel matrix", negative_ok=True,
@@ -150,6 +156,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             check_dense_allocation((m, m), K0.dtype, what=f"The {m} x {m} centred kernel copy",
                                    alternative="Pass float32 input or fewer samples.")
             K = np.array(K0, order="C", copy=True)
+            log.done("copy of the kernel matrix")
             self.gamma_ = None
             self.n_features_in_ = m
         else:
@@ -175,6 +182,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         if self.kernel != "precomputed":
             K = np.empty((m, m), dtype=X.dtype)
             self._kernel(X, X, K, mirror=not upper)
+            log.done(f"kernel matrix ({self.kernel}, {m} x {m})")
             self.X_fit_ = X
         remedy = self._nonfinite_remedy()
         if solver == "dense":
@@ -188,6 +196,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             A, "nonzero" if n_components is None else n_components, solver=solver,
             what=_WHAT, psd=True, zero_roundoff=True, finite_checked=True, remedy=remedy,
             random_state=self.random_state, overwrite_a=True, n_jobs=self.n_jobs)
+        log.done(f"centring and eigensolver ({solver})")
         if solver != "dense":
             row_means = A.row_means
         self._row_means = row_means
@@ -197,6 +206,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.eigenvalues_ = values.astype(vectors.dtype)
         self.eigenvectors_ = vectors
         self.n_components_ = int(k)
+        log.total()
         return self
 
     def _nonfinite_remedy(self):

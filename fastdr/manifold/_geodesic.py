@@ -20,6 +20,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from .._kernels import graph as graph_kernels
 from .._kernels.graph_build import permute_csr, symmetrize_csr
 from .._parallel import parallel_section
+from .._progress import run_in_chunks
 from .._validation import check_dense_allocation, check_option
 
 PATH_METHODS = ("auto", "dijkstra", "floyd")
@@ -96,7 +97,7 @@ def renumber(graph, order, rank, n_jobs=None):
         return Graph(*permute_csr(graph.indptr, graph.indices, graph.weights, order, rank))
 
 
-def all_pairs(graph, *, method, dtype, n_jobs, what, alternative):
+def all_pairs(graph, *, method, dtype, n_jobs, what, alternative, progress=None):
     """The dense matrix of geodesic distances (``inf`` between components).
 
     Parameters
@@ -107,6 +108,9 @@ def all_pairs(graph, *, method, dtype, n_jobs, what, alternative):
     n_jobs : int or None
     what, alternative : str
         For the memory announcement (:func:`fastdr._validation.check_dense_allocation`).
+    progress : StageLog or None
+        When verbose, Dijkstra's sources run in chunks under a progress bar if they are
+        expected to take long (:func:`fastdr._progress.run_in_chunks`); same result.
 
     Returns
     -------
@@ -125,13 +129,15 @@ def all_pairs(graph, *, method, dtype, n_jobs, what, alternative):
     local = renumber(graph, order, rank, n_jobs)
     with parallel_section(n_jobs):
         with numba.parallel_chunksize(1):  # hand out blocks dynamically: a busy core lags
-            graph_kernels.all_pairs_upper(local.indptr, local.indices, local.weights, order,
-                                          D, _SOURCE_BLOCK)
+            run_in_chunks(progress, -(-m // _SOURCE_BLOCK), lambda b0, b1: (
+                graph_kernels.all_pairs_upper(local.indptr, local.indices, local.weights,
+                                              order, D, _SOURCE_BLOCK, b0, b1)),
+                what=f"Dijkstra ({_SOURCE_BLOCK} sources per step)")
         graph_kernels.mirror_upper(D, rank, _TILE)
     return D
 
 
-def landmark_columns(graph, sources, *, dtype, n_jobs):
+def landmark_columns(graph, sources, *, dtype, n_jobs, progress=None):
     """Geodesic distances from every node to each landmark node, one column per landmark.
 
     Parameters
@@ -141,6 +147,8 @@ def landmark_columns(graph, sources, *, dtype, n_jobs):
     sources : ndarray of int, shape (L,)
     dtype : numpy float dtype
     n_jobs : int or None
+    progress : StageLog or None
+        As in :func:`all_pairs`.
 
     Returns
     -------
@@ -148,9 +156,12 @@ def landmark_columns(graph, sources, *, dtype, n_jobs):
         Announced first with :func:`check_dense_allocation`.
     """
     columns = _landmark_output(graph.n_nodes, len(sources), dtype)
+    sources = np.asarray(sources, dtype=np.int64)
     with parallel_section(n_jobs), numba.parallel_chunksize(1):
-        graph_kernels.dijkstra_columns(graph.indptr, graph.indices, graph.weights,
-                                       np.asarray(sources, dtype=np.int64), columns, _PANEL)
+        run_in_chunks(progress, -(-sources.shape[0] // _PANEL), lambda g0, g1: (
+            graph_kernels.dijkstra_columns(graph.indptr, graph.indices, graph.weights,
+                                           sources, columns, _PANEL, g0, g1)),
+            what=f"landmark Dijkstra ({_PANEL} sources per step)")
     return columns
 
 

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._progress import StageLog
 from ._geodesic import landmark_columns, locality_order, maxmin_columns, renumber
 from ._mds_core import embed_from_distances, triangulate
 
@@ -30,7 +31,7 @@ class LandmarkFit(NamedTuple):
 
 
 def fit_landmarks(graph, n_landmarks, *, method, rng, n_components, eigen_solver, dtype,
-                  n_jobs):
+                  n_jobs, log=None):
     """Landmark Isomap on a connected graph.
 
     Parameters
@@ -45,28 +46,35 @@ def fit_landmarks(graph, n_landmarks, *, method, rng, n_components, eigen_solver
     eigen_solver : str
     dtype : float dtype of the m x L matrix
     n_jobs : int or None
+    log : StageLog or None
+        Reports the stages (and a bar over the landmark Dijkstra runs) when verbose.
 
     Returns
     -------
     LandmarkFit
     """
+    log = StageLog("", 0) if log is None else log
     m = graph.n_nodes
     order, rank = locality_order(graph)
     local = renumber(graph, order, rank, n_jobs)
     if method == "random":
         landmarks = np.sort(rng.choice(m, n_landmarks, replace=False)).astype(np.int64)
-        columns = landmark_columns(local, rank[landmarks], dtype=dtype, n_jobs=n_jobs)
+        columns = landmark_columns(local, rank[landmarks], dtype=dtype, n_jobs=n_jobs,
+                                   progress=log)
     else:
         first = int(rng.randint(m))
         columns, sources = maxmin_columns(local, n_landmarks, rank[first], dtype=dtype)
         landmarks = order[sources]
+    log.done(f"landmark shortest paths ({method}, L={n_landmarks})")
     block = np.array(columns[rank[landmarks]], dtype=np.float64)
     block = 0.5 * (block + block.T)  # the two Dijkstra runs may differ in the last bit
     _, values, vectors, sq_means = embed_from_distances(
         block, n_components, eigen_solver=eigen_solver, random_state=rng, n_jobs=n_jobs,
         what="The double-centred landmark geodesic matrix")
+    log.done("eigensolver (landmark block)")
     frobenius_sq = float(np.sum(block * block))
     embedding = triangulate_rows(columns, sq_means, vectors, values)[rank]
+    log.done("triangulation")
     return LandmarkFit(landmarks, columns, rank, values, vectors, sq_means, frobenius_sq,
                        embedding)
 

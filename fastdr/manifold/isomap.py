@@ -11,6 +11,7 @@ from .._eigen import SOLVERS
 from .._kernels.graph_build import geodesic_through_neighbours
 from .._kernels.mds_restore import restore_distances_inplace
 from .._parallel import parallel_section
+from .._progress import StageLog
 from .._validation import (
     check_array,
     check_is_fitted,
@@ -76,6 +77,11 @@ class Isomap(TransformerMixin, BaseEstimator):
         the shortest-path sums and the centring still work in float64).
     n_jobs : int or None, default=None
         Threads; None means all cores.
+    verbose : int, default=0
+        1 or more prints one line per stage of ``fit`` with its time (neighbour graph,
+        shortest paths, eigensolver, ...) and, for Dijkstra runs expected to last over 10 s,
+        a progress bar (tqdm's when installed). A fastdr extra: scikit-learn's Isomap has
+        no ``verbose``.
 
     Attributes
     ----------
@@ -116,7 +122,7 @@ class Isomap(TransformerMixin, BaseEstimator):
     def __init__(self, *, n_neighbors=None, radius=None, n_components=2, path_method="auto",
                  eigen_solver="auto", on_disconnected="raise", out_of_sample="geodesic",
                  regressor=None, n_landmarks=None, landmark_method="random",
-                 random_state=None, dtype=None, n_jobs=None):
+                 random_state=None, dtype=None, n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.n_components = n_components
@@ -130,6 +136,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.dtype = dtype
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ fit
 
@@ -202,6 +209,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         return n_neighbors, np.dtype(dtype)
 
     def _fit(self, X):
+        log = StageLog(type(self).__name__, self.verbose)
         X = check_array(X, min_samples=2)
         n_neighbors, dtype = self._check_params(X)
         m = X.shape[0]
@@ -213,7 +221,9 @@ class Isomap(TransformerMixin, BaseEstimator):
         graph_param = (f"radius (now {self.radius})" if n_neighbors is None
                        else f"n_neighbors (now {n_neighbors})")
         graph, directed, nbrs = _isomap_graph.build_graph(
-            X, n_neighbors=n_neighbors, radius=self.radius, n_jobs=self.n_jobs)
+            X, n_neighbors=n_neighbors, radius=self.radius, n_jobs=self.n_jobs,
+            verbose=self.verbose)
+        log.done("neighbour graph")
         self.short_circuit_edges_ = _isomap_graph.short_circuit_edges(graph, directed,
                                                                       self.n_jobs)
         if self.short_circuit_edges_.shape[0]:
@@ -227,6 +237,7 @@ class Isomap(TransformerMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=3,
             )
+        log.done("short-circuit check")
         graph, kept, n_found, added = _isomap_graph.apply_policy(
             self.on_disconnected, graph, X, graph_param=graph_param, n_jobs=self.n_jobs)
         self.n_connected_components_ = n_found
@@ -236,6 +247,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         if kept.shape[0] != m:
             nbrs = NearestNeighbors(n_neighbors=nbrs.n_neighbors, radius=nbrs.radius,
                                     n_jobs=self.n_jobs).fit(X_kept)
+        log.done(f"connected components ({n_found} found, policy {self.on_disconnected!r})")
         m_kept = X_kept.shape[0]
         limit, what = m_kept, f"the number of embedded points ({m_kept})"
         if self.n_landmarks is not None:
@@ -265,8 +277,11 @@ class Isomap(TransformerMixin, BaseEstimator):
         if self.out_of_sample == "regressor":
             self.regressor_ = self._make_regressor(n_neighbors, m_kept).fit(X_kept,
                                                                            self.embedding_)
+            log.done("out-of-sample regressor")
+        log.total()
 
     def _fit_full(self, graph, dtype, rng):
+        log = StageLog(type(self).__name__, self.verbose)
         m = graph.n_nodes
         method = self.path_method
         if method == "auto":
@@ -275,14 +290,17 @@ class Isomap(TransformerMixin, BaseEstimator):
             graph, method=method, dtype=dtype, n_jobs=self.n_jobs,
             what="Isomap's m x m geodesic distance matrix",
             alternative="Use n_landmarks=L (Landmark Isomap keeps an m x L matrix instead), "
-                        "or dtype=np.float32 to halve it.")
+                        "or dtype=np.float32 to halve it.", progress=log)
+        log.done(f"shortest paths ({method}, {m} x {m})")
         # the eigen pipeline checks LAPACK's work copy against the memory budget (D itself
         # must survive: the geodesic distances are restored from B afterwards)
         embedding, values, vectors, sq_means = embed_from_distances(
             D, self.n_components, eigen_solver=self.eigen_solver, random_state=rng,
             n_jobs=self.n_jobs, what="Isomap's double-centred geodesic matrix")
+        log.done("double centring and eigensolver")
         with parallel_section(self.n_jobs):
             self._frobenius_sq = restore_distances_inplace(D, sq_means, 64)
+        log.done("distances restored")
         self.dist_matrix_ = D
         self.embedding_ = embedding
         self.eigenvalues_ = values
@@ -293,7 +311,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         result = fit_landmarks(
             graph, self.n_landmarks, method=self.landmark_method, rng=rng,
             n_components=self.n_components, eigen_solver=self.eigen_solver, dtype=dtype,
-            n_jobs=self.n_jobs)
+            n_jobs=self.n_jobs, log=StageLog(type(self).__name__, self.verbose))
         self.landmarks_ = result.landmarks
         self.embedding_ = result.embedding
         self.eigenvalues_ = result.eigenvalues

@@ -18,6 +18,7 @@ from .._base import BaseEstimator, TransformerMixin
 from .._eigen import plan_solve, spectral_pairs
 from .._kernels import lle as lle_kernels
 from .._parallel import parallel_section
+from .._progress import StageLog
 from .._validation import (
     check_array,
     check_is_fitted,
@@ -125,6 +126,11 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         Seeds ARPACK's starting vector.
     n_jobs : int or None
         Threads for this call only; None means all cores.
+    verbose : int, default=0
+        1 or more prints one line per stage of ``fit`` (neighbours, weights, matrix M,
+        eigensolver) with its time and, for neighbour searches expected to last over 10 s, a
+        progress bar. A fastdr extra: scikit-learn's LocallyLinearEmbedding has no
+        ``verbose``.
 
     Attributes
     ----------
@@ -155,7 +161,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, n_neighbors=5, n_components=2, reg=1e-3, eigen_solver="auto",
-                 tol=1e-6, max_iter=None, random_state=None, n_jobs=None):
+                 tol=1e-6, max_iter=None, random_state=None, n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.reg = reg
@@ -164,6 +170,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _check_params(self):
         check_scalar(self.n_neighbors, "n_neighbors", "int", min_value=1)
@@ -193,6 +200,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        log = StageLog(type(self).__name__, self.verbose)
         self._check_params()
         X = check_array(X)
         m = X.shape[0]
@@ -210,20 +218,25 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         solver = plan_solve(m, n_pairs, solver=self.eigen_solver, sparse=True, what=_WHAT,
                             work_copy_what="The dense LLE matrix M")
 
-        nbrs = NearestNeighbors(n_neighbors=k, n_jobs=self.n_jobs).fit(X)
+        nbrs = NearestNeighbors(n_neighbors=k, n_jobs=self.n_jobs, verbose=self.verbose).fit(X)
         indices = nbrs.kneighbors(return_distance=False)
         _warn_if_disconnected(indices)
+        log.done(f"neighbours (k={k})")
         weights, n_retried = barycenter_weights(X, X, indices, self.reg, self.n_jobs)
         _warn_if_retried(n_retried, m, self.reg)
+        log.done("barycentre weights")
         M = lle_matrix(weights, indices, self.n_jobs)
+        log.done("matrix M")
 
         values, vectors = spectral_pairs(
             M, n_pairs, largest=False, solver=solver, what=_WHAT, tol=self.tol,
             max_iter=self.max_iter, random_state=self.random_state)
+        log.done(f"eigensolver ({solver})")
         self.embedding_ = np.ascontiguousarray(vectors[:, 1:], dtype=X.dtype)
         self.reconstruction_error_ = float(np.sum(values[1:]))
         self.n_features_in_ = X.shape[1]
         self.nbrs_ = nbrs
+        log.total()
         return self
 
     def fit_transform(self, X, y=None):

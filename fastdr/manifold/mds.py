@@ -9,6 +9,7 @@ import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import SOLVERS, check_finite_matrix
+from .._progress import StageLog
 from .._validation import (
     check_array,
     check_dense_allocation,
@@ -44,6 +45,10 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         Seeds the iterative eigensolvers.
     n_jobs : int or None, default=None
         Threads for the distance and centring kernels.
+    verbose : int, default=0
+        1 or more prints one line per stage of ``fit`` (distances, double centring and
+        eigensolver) with its time. A fastdr extra: scikit-learn's ClassicalMDS has no
+        ``verbose``.
 
     Attributes
     ----------
@@ -65,12 +70,13 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, n_components=2, metric="euclidean", eigen_solver="auto",
-                 random_state=None, n_jobs=None):
+                 random_state=None, n_jobs=None, verbose=0):
         self.n_components = n_components
         self.metric = metric
         self.eigen_solver = eigen_solver
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Embed the training samples (or the precomputed distance matrix).
@@ -84,6 +90,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        log = StageLog(type(self).__name__, self.verbose)
         check_option(self.metric, "metric", METRICS)
         check_option(self.eigen_solver, "eigen_solver", SOLVERS)
         if self.metric == "precomputed":
@@ -94,24 +101,28 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             check_dense_allocation((m, m), D0.dtype, what=f"The {m} x {m} working copy of D",
                                    alternative="Pass float32 distances or fewer samples.")
             D = np.array(D0, order="C", copy=True)
+            log.done("copy of the distances")
             self.n_features_in_ = m
         else:
             # a copy, as scikit-learn's copy_X=True: transform must not see later edits of X
             X = check_array(X, min_samples=2, copy=True)
             n_components = self._check_n_components(X.shape[0])
             D = pairwise_distances(X, n_jobs=self.n_jobs)
+            log.done(f"distances ({D.shape[0]} x {D.shape[0]})")
             self.n_features_in_ = X.shape[1]
             self._fit_X = X
         dtype = D.dtype
         embedding, values, vectors, sq_means = embed_from_distances(
             D, n_components, eigen_solver=self.eigen_solver, random_state=self.random_state,
             n_jobs=self.n_jobs, what=_WHAT, overwrite=True)
+        log.done("double centring and eigensolver")
         del D
         self.embedding_ = np.ascontiguousarray(embedding, dtype=dtype)
         self.eigenvalues_ = values.astype(dtype)
         self.n_components_ = int(values.shape[0])
         self._vectors = vectors
         self._sq_means = sq_means
+        log.total()
         return self
 
     def _check_n_components(self, m):

@@ -8,6 +8,7 @@ import numpy as np
 from .._base import BaseEstimator
 from .._blas import single_threaded_blas
 from .._kernels import mmc as mmc_kernels
+from .._progress import IterationLog
 from .._validation import (
     check_array,
     check_classification_targets,
@@ -20,7 +21,6 @@ from ..exceptions import ConvergenceWarning, compatible
 from ._base import MahalanobisMixin, components_from_psd, project_psd
 from ._constraints import check_index_pairs, draw_class_pairs, labelled_pairs_to_indices
 from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, run_kernel
-from ._progress import IterationLog
 
 INITS = ("identity", "covariance", "random")
 _SMALL_DENSE = 300  # up to this many features, dense d x d linear algebra runs on one thread

@@ -9,6 +9,7 @@ from .._base import BaseEstimator
 from .._blas import single_threaded_blas
 from .._kernels import nca as nca_kernels
 from .._parallel import parallel_section
+from .._progress import IterationLog
 from .._validation import (
     check_array,
     check_classification_targets,
@@ -19,7 +20,6 @@ from .._validation import (
 )
 from ..exceptions import ConvergenceWarning, compatible
 from ._base import MahalanobisMixin
-from ._progress import IterationLog
 
 INITS = ("auto", "pca", "lda", "identity", "random")
 OPTIMIZERS = ("lbfgs", "sgd")

@@ -4,6 +4,7 @@ import numpy as np
 
 from .._base import BaseEstimator
 from .._metric import apply_linear_map, resolve_metric
+from .._progress import StageLog
 from .._validation import (
     check_array,
     check_is_fitted,
@@ -61,9 +62,12 @@ class NeighborsBase(BaseEstimator):
         self_query = Q is None
         self._check_k(k, self_query)
         Q = self._fit_X if self_query else Q
+        progress = StageLog(type(self).__name__, self.verbose)
         if self._algorithm == "kd_tree":
-            return _search.knn_tree(self._tree, Q, k, self_query=self_query, n_jobs=self.n_jobs)
-        return _search.knn_brute(self._fit_X, Q, k, self_query=self_query, n_jobs=self.n_jobs)
+            return _search.knn_tree(self._tree, Q, k, self_query=self_query, n_jobs=self.n_jobs,
+                                    progress=progress)
+        return _search.knn_brute(self._fit_X, Q, k, self_query=self_query, n_jobs=self.n_jobs,
+                                 progress=progress)
 
     def _to_reported(self, sq_dist):
         """Squared distances to the reported distance, in the training dtype."""

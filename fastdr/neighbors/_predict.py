@@ -5,6 +5,7 @@ import numpy as np
 from .._base import ClassifierMixin, RegressorMixin
 from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
 from .._parallel import parallel_section
+from .._progress import StageLog
 from .._validation import check_classification_targets, check_is_fitted, check_X_y
 from ._base import NeighborsBase
 
@@ -21,19 +22,22 @@ def _check_weights(weights):
 
 class _KNeighborsSupervised(NeighborsBase):
     def __init__(self, *, n_neighbors=5, weights="uniform", algorithm="auto",
-                 metric="euclidean", metric_params=None, n_jobs=None):
+                 metric="euclidean", metric_params=None, n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.algorithm = algorithm
         self.metric = metric
         self.metric_params = metric_params
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _neighbor_weights(self, X, method):
         """Neighbour indices and their vote weights for the queries X."""
         check_is_fitted(self, "_fit_X")
+        log = StageLog(type(self).__name__, self.verbose)
         Q = self._query_points(X, method)
         sq_dist, indices = self._kneighbors_sq(Q, self.n_neighbors)
+        log.done(f"k-NN search ({self._algorithm}, k={self.n_neighbors})")
         if self.weights == "uniform":
             return indices, np.ones(indices.shape, dtype=np.float64)
         dist = np.sqrt(sq_dist)
@@ -65,6 +69,10 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
     metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
     metric_params : dict or None
     n_jobs : int or None
+    verbose : int, default=0
+        1 or more prints one line per stage (k-NN search, vote) with its time and, for
+        searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
+        extra: scikit-learn's KNeighborsClassifier has no ``verbose``.
 
     Attributes
     ----------
@@ -107,8 +115,11 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         ndarray of shape (n_queries, n_classes)
         """
         indices, weights = self._neighbor_weights(X, "predict_proba")
+        log = StageLog(type(self).__name__, self.verbose)
         with parallel_section(self.n_jobs):
-            return class_votes(indices, weights, self._y_codes, len(self.classes_))
+            proba = class_votes(indices, weights, self._y_codes, len(self.classes_))
+        log.done("vote")
+        return proba
 
     def predict(self, X):
         """Predicted class labels.
@@ -137,6 +148,10 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
     metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
     metric_params : dict or None
     n_jobs : int or None
+    verbose : int, default=0
+        1 or more prints one line per stage (k-NN search, weighted mean) with its time and, for
+        searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
+        extra: scikit-learn's KNeighborsRegressor has no ``verbose``.
 
     Attributes
     ----------
@@ -177,6 +192,8 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         ndarray of shape (n_queries,) or (n_queries, n_outputs)
         """
         indices, weights = self._neighbor_weights(X, "predict")
+        log = StageLog(type(self).__name__, self.verbose)
         with parallel_section(self.n_jobs):
             out = weighted_means(indices, weights, self._y)
+        log.done("weighted mean")
         return out.ravel() if self._y_1d else out

@@ -15,6 +15,7 @@ from .._kernels import knn as knn_kernels
 from .._kernels import knn_self
 from .._kernels.pairs import csr_pair_sqdist
 from .._parallel import effective_n_jobs, parallel_section
+from .._progress import run_in_chunks
 
 KD_TREE_MAX_DIM = 15
 GEMM_MIN_DIM = 16
@@ -47,7 +48,7 @@ def _query_block(m, threads):
     return int(max(16, min(256, -(-m // (4 * threads)))))
 
 
-def knn_brute(T, Q, k, *, self_query, n_jobs):
+def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
     """Exact k nearest rows of T for each row of Q, by (squared distance, index).
 
     Parameters
@@ -57,6 +58,10 @@ def knn_brute(T, Q, k, *, self_query, n_jobs):
     self_query : bool
         Q is T and each row excludes itself by index.
     n_jobs : int or None
+    progress : StageLog or None
+        When verbose, the queries run in chunks under a progress bar if they are expected to
+        take long (:func:`fastdr._progress.run_in_chunks`); same result. The symmetric
+        self-query kernel (per-thread heaps over all rows) runs in one launch regardless.
 
     Returns
     -------
@@ -70,7 +75,9 @@ def knn_brute(T, Q, k, *, self_query, n_jobs):
     offset = 0 if self_query else -1
     with parallel_section(n_jobs) as threads:
         if d < GEMM_MIN_DIM:
-            knn_kernels.knn_direct(Q, T, k, offset, out_d, out_i)
+            run_in_chunks(progress, m, lambda lo, hi: knn_kernels.knn_direct(
+                Q[lo:hi], T, k, offset if offset < 0 else offset + lo, out_d[lo:hi],
+                out_i[lo:hi]), what="k-NN queries")
             return out_d, out_i
         centre = T.mean(axis=0, dtype=np.float64).astype(T.dtype)
         t_norms = dist_kernels.centred_sqnorms(T, centre).astype(T.dtype)
@@ -88,19 +95,34 @@ def knn_brute(T, Q, k, *, self_query, n_jobs):
             return out_d, out_i
         t_packed = dist_kernels.pack_targets(T, centre, t_norms, target_block(n))
         q_packed = dist_kernels.pack_queries(Q, centre)
-        knn_kernels.knn_gemm(Q, T, q_packed, t_packed, k, n_candidates, offset,
-                             _query_block(m, threads), out_d, out_i)
+        q_block = _query_block(m, threads)
+
+        def query_blocks(b0, b1):
+            rows = slice(b0 * q_block, b1 * q_block)
+            knn_kernels.knn_gemm(Q[rows], T, q_packed[rows], t_packed, k, n_candidates,
+                                 offset if offset < 0 else offset + rows.start, q_block,
+                                 out_d[rows], out_i[rows])
+
+        run_in_chunks(progress, -(-m // q_block), query_blocks,
+                      what=f"k-NN queries ({q_block} per step)")
     return out_d, out_i
 
 
-def knn_tree(tree, Q, k, *, self_query, n_jobs):
-    """Exact k nearest neighbours from a cKDTree; same contract as :func:`knn_brute`."""
+def knn_tree(tree, Q, k, *, self_query, n_jobs, progress=None):
+    """Exact k nearest neighbours from a cKDTree; same contract as :func:`knn_brute`
+    (``progress`` included)."""
     m = Q.shape[0]
     workers = effective_n_jobs(n_jobs)
     k_query = k + 1 if self_query else k
-    dist, idx = tree.query(Q, k=k_query, workers=workers)
-    dist = np.asarray(dist, dtype=np.float64).reshape(m, k_query)
-    idx = np.asarray(idx, dtype=np.int64).reshape(m, k_query)
+    dist = np.empty((m, k_query), dtype=np.float64)
+    idx = np.empty((m, k_query), dtype=np.int64)
+
+    def query(lo, hi):
+        found_d, found_i = tree.query(Q[lo:hi], k=k_query, workers=workers)
+        dist[lo:hi] = np.reshape(found_d, (hi - lo, k_query))
+        idx[lo:hi] = np.reshape(found_i, (hi - lo, k_query))
+
+    run_in_chunks(progress, m, query, what="k-NN queries (k-d tree)", threads=workers)
     if self_query:
         drop = idx == np.arange(m)[:, None]
         missing = ~drop.any(axis=1)

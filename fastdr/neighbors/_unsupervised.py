@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._progress import StageLog
 from .._validation import check_option
 from . import _search
 from ._base import NeighborsBase
@@ -26,6 +27,10 @@ class NearestNeighbors(NeighborsBase):
         Extra metric arguments.
     n_jobs : int or None
         Threads for this call only; None means all cores.
+    verbose : int, default=0
+        1 or more prints one line per stage (fit, k-NN search, radius search) with its time and, for
+        searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
+        extra: scikit-learn's NearestNeighbors has no ``verbose``.
 
     Attributes
     ----------
@@ -48,13 +53,14 @@ class NearestNeighbors(NeighborsBase):
     """
 
     def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", metric="euclidean",
-                 metric_params=None, n_jobs=None):
+                 metric_params=None, n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.algorithm = algorithm
         self.metric = metric
         self.metric_params = metric_params
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         """Store the training points (and build the tree when the algorithm uses one).
@@ -68,7 +74,9 @@ class NearestNeighbors(NeighborsBase):
         -------
         self
         """
+        log = StageLog(type(self).__name__, self.verbose)
         self._fit_neighbors(X)
+        log.done(f"fit ({self._algorithm})")
         return self
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
@@ -89,9 +97,11 @@ class NearestNeighbors(NeighborsBase):
             Only when ``return_distance``; ascending, in the training dtype.
         indices : ndarray of shape (n_queries, n_neighbors)
         """
+        log = StageLog(type(self).__name__, self.verbose)
         Q = self._query_points(X, "kneighbors")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
         sq_dist, indices = self._kneighbors_sq(Q, k)
+        log.done(f"k-NN search ({self._algorithm}, k={k})")
         if return_distance:
             return self._to_reported(sq_dist), indices
         return indices
@@ -116,9 +126,11 @@ class NearestNeighbors(NeighborsBase):
         indices : ndarray of object
             One int64 array per query.
         """
+        log = StageLog(type(self).__name__, self.verbose)
         Q = self._query_points(X, "radius_neighbors")
         r = self.radius if radius is None else radius
         indptr, indices, sq_dist = self._radius_csr(Q, r)
+        log.done(f"radius search ({self._algorithm}, radius={r})")
         if sort_results:
             if not return_distance:
                 raise ValueError("sort_results=True needs return_distance=True.")
@@ -174,9 +186,11 @@ class NearestNeighbors(NeighborsBase):
         scipy.sparse.csr_matrix
         """
         check_option(mode, "mode", ("connectivity", "distance"))
+        log = StageLog(type(self).__name__, self.verbose)
         Q = self._query_points(X, "radius_neighbors_graph")
         r = self.radius if radius is None else radius
         indptr, indices, sq_dist = self._radius_csr(Q, r)
+        log.done(f"radius search ({self._algorithm}, radius={r})")
         m = indptr.shape[0] - 1
         if sort_results:
             rows = np.repeat(np.arange(m), np.diff(indptr))
