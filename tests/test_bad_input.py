@@ -173,3 +173,121 @@ def test_huge_and_tiny_magnitudes(name, scale):
         assert str(exc), "the error must explain itself"
     else:
         assert np.isfinite(np.asarray(out, dtype=float)).all()
+
+
+# -- values too large for squared distances (these used to read out of bounds) ------------
+
+_TOO_LARGE = "values too large to compute distances"
+
+
+def _blobs(m=60, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((m, d)), np.repeat(np.arange(3), m // 3)
+
+
+def test_lle_with_one_huge_row_is_refused():
+    import fastdr
+
+    X, _ = _blobs()
+    X[7] *= 1e160
+    with pytest.raises(ValueError, match=_TOO_LARGE + ".*StandardScaler"):
+        fastdr.LocallyLinearEmbedding(n_neighbors=8).fit_transform(X)
+
+
+def test_knn_classifier_on_huge_values_is_refused():
+    import fastdr
+
+    X, y = _blobs()
+    with pytest.raises(ValueError, match=_TOO_LARGE):
+        fastdr.KNeighborsClassifier().fit(X * 1e200, y)
+    est = fastdr.KNeighborsClassifier().fit(X, y)
+    with pytest.raises(ValueError, match=_TOO_LARGE):
+        est.predict_proba(X * 1e200)
+
+
+def test_isomap_on_huge_values_is_refused():
+    import fastdr
+
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match=_TOO_LARGE):
+        fastdr.Isomap(n_neighbors=8).fit(X * 1e200)
+
+
+def test_radius_graph_on_huge_values_is_refused():
+    import fastdr
+
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match=_TOO_LARGE):
+        fastdr.radius_neighbors_graph(X * 1e200, 2.5)
+    with pytest.raises(ValueError, match=_TOO_LARGE):
+        fastdr.radius_neighbors_graph(X * 1e200, 2.5, algorithm="brute")
+
+
+def test_pairwise_distances_on_huge_values_is_refused():
+    import fastdr
+
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match="^X holds " + _TOO_LARGE):
+        fastdr.pairwise_distances(X * 1e200)
+    with pytest.raises(ValueError, match="^Y holds " + _TOO_LARGE):
+        fastdr.pairwise_distances(X, X * 1e200)
+
+
+def test_float32_limit_is_the_float32_one():
+    import fastdr
+
+    X, _ = _blobs()
+    X32 = X.astype(np.float32)
+    with pytest.raises(ValueError, match=_TOO_LARGE + ".*overflow float32"):
+        fastdr.NearestNeighbors(n_neighbors=3).fit(X32 * np.float32(1e19))
+    # the same values in float64 are fine
+    fastdr.NearestNeighbors(n_neighbors=3).fit(X * 1e19).kneighbors()
+
+
+def test_translated_data_is_not_refused():
+    import fastdr
+
+    X, _ = _blobs()
+    ind = fastdr.NearestNeighbors(n_neighbors=3).fit(X * 1e140 + 1e150).kneighbors()[1]
+    assert ind.min() >= 0 and ind.max() < X.shape[0]
+
+
+def test_isomap_float32_geodesic_squares_overflow_is_refused():
+    import fastdr
+
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match="squares overflow float32.*dtype=np.float64"):
+        fastdr.Isomap(n_neighbors=8).fit(X.astype(np.float32) * np.float32(1e18))
+
+
+def test_neighbour_markers_never_reach_a_kernel():
+    from fastdr._validation import check_neighbor_indices
+
+    ind = np.array([[0, 1], [2, 5]])
+    dist = np.array([[0.0, 1.0], [1.0, np.inf]])
+    with pytest.raises(ValueError, match=r"1 'no neighbour' marker\(s\)"):
+        check_neighbor_indices(ind, dist, 5, "The neighbour search")
+    with pytest.raises(ValueError, match="outside"):
+        check_neighbor_indices(np.array([[-1]]), None, 5, "The neighbour search")
+    check_neighbor_indices(ind[:1], dist[:1], 5, "The neighbour search")
+
+
+@pytest.mark.parametrize("name", ["NeighborhoodComponentsAnalysis", "MMC_Supervised"])
+def test_metric_learners_on_huge_values_are_refused(name):
+    X, y = _blobs()
+    with pytest.raises(ValueError, match=_TOO_LARGE):
+        make_estimator(name).fit(X * 1e200, y)
+
+
+def test_mmc_at_tiny_scale_names_the_scale():
+    X, y = _blobs()
+    with pytest.raises(ValueError, match="MMC's eigen-decompositions failed.*StandardScaler"):
+        make_estimator("MMC_Supervised").fit(X * 1e-150, y)
+
+
+@pytest.mark.parametrize("X_kind", ["constant", "tiny"])
+def test_nca_never_recommends_shrinkage(X_kind):
+    X, y = _blobs()
+    X = np.ones_like(X) if X_kind == "constant" else X * 1e-150
+    est = make_estimator("NeighborhoodComponentsAnalysis").fit(X, y)
+    assert np.isfinite(est.components_).all()

@@ -23,7 +23,7 @@ from .._validation import (
 from ..neighbors import KNeighborsRegressor, NearestNeighbors
 from . import _isomap_graph
 from ._geodesic import PATH_METHODS, all_pairs, choose_path_method
-from ._landmarks import LANDMARK_METHODS, fit_landmarks
+from ._landmarks import LANDMARK_METHODS, check_geodesic_scale, fit_landmarks
 from ._mds_core import embed_from_distances, triangulate
 
 OUT_OF_SAMPLE = ("geodesic", "regressor")
@@ -277,6 +277,7 @@ class Isomap(TransformerMixin, BaseEstimator):
             what="Isomap's m x m geodesic distance matrix",
             alternative="Use n_landmarks=L (Landmark Isomap keeps an m x L matrix instead), "
                         "or dtype=np.float32 to halve it.")
+        check_geodesic_scale(D, dtype)
         solver = self.eigen_solver
         if solver == "dense" or (solver == "auto"
                                  and choose_solver(m, self.n_components, sparse=False) == "dense"):
@@ -399,3 +400,4 @@ class Isomap(TransformerMixin, BaseEstimator):
 
     def _fastdr_tags(self):
         return {"transformer_tags.preserves_dtype": ["float64", "float32"]}
+

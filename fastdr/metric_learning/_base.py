@@ -5,7 +5,14 @@ import numpy as np
 from .._base import TransformerMixin
 from .._eigen import fix_signs
 from .._metric import apply_linear_map
-from .._validation import check_array, check_is_fitted, check_n_features
+from .._validation import (
+    check_array,
+    check_classification_targets,
+    check_distance_magnitude,
+    check_is_fitted,
+    check_n_features,
+    check_X_y,
+)
 
 
 class MahalanobisMixin(TransformerMixin):
@@ -75,6 +82,41 @@ class MahalanobisMixin(TransformerMixin):
             Y = check_array(Y, name="Y")
             check_n_features(self, Y, "pairwise")
         return pairwise_distances(X_arr, Y, metric=self, n_jobs=n_jobs)
+
+
+def check_labelled_data(X, y, learner, needs=""):
+    """The input checks every supervised metric learner shares.
+
+    X must be finite, of at least two rows, with values small enough for squared distances;
+    y must hold at least two classes.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    learner : str
+        The learner's name, for the messages.
+    needs : str
+        Why two classes are needed, appended to "needs at least 2 classes".
+
+    Returns
+    -------
+    X : ndarray
+    classes : ndarray
+        Sorted class labels.
+    codes : ndarray of int64
+        Each row's index into ``classes``.
+    """
+    X, y = check_X_y(X, y, min_samples=2)
+    check_distance_magnitude(X)
+    classes, codes = check_classification_targets(y, min_classes=1)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{learner} needs at least 2 classes{needs}; y has a single class "
+            f"({classes[0]!r}). "
+            "Pass labels of two or more classes."
+        )
+    return X, classes, codes
 
 
 def components_from_psd(M, n_components=None):

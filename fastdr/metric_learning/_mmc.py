@@ -10,14 +10,18 @@ from .._blas import single_threaded_blas
 from .._kernels import mmc as mmc_kernels
 from .._validation import (
     check_array,
-    check_classification_targets,
+    check_distance_magnitude,
     check_option,
     check_random_state,
     check_scalar,
-    check_X_y,
 )
 from ..exceptions import ConvergenceWarning, compatible
-from ._base import MahalanobisMixin, components_from_psd, project_psd
+from ._base import (
+    MahalanobisMixin,
+    check_labelled_data,
+    components_from_psd,
+    project_psd,
+)
 from ._constraints import check_index_pairs, draw_class_pairs, labelled_pairs_to_indices
 from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, run_kernel
 from ._progress import IterationLog
@@ -118,8 +122,10 @@ default="identity"
                     "2-D X with must_link / cannot_link index pairs, not both."
                 )
             X, must, cannot = labelled_pairs_to_indices(X, y)
+            check_distance_magnitude(X, "pairs")
         else:
             X = check_array(X, min_samples=2)
+            check_distance_magnitude(X)
             if must_link is None or cannot_link is None:
                 raise ValueError(
                     "MMC.fit needs must_link and cannot_link, (n, 2) arrays of row indices "
@@ -208,7 +214,7 @@ default="identity"
         # the solvers run many small d x d eigendecompositions and solves: below a few
         # hundred features OpenBLAS threads only add synchronisation, so keep it on one
         blas = single_threaded_blas() if d <= _SMALL_DENSE else contextlib.nullcontext()
-        with blas:
+        with blas, _clear_linalg_errors(X):
             if self.diagonal:
                 w, n_iter, converged = fit_diagonal(X, must, cannot, np.diag(A0).copy(),
                                                     max_iter=self.max_iter, tol=self.tol,
@@ -239,6 +245,21 @@ default="identity"
         self.converged_ = bool(converged)
         self.n_features_in_ = d
         return self
+
+
+@contextlib.contextmanager
+def _clear_linalg_errors(X):
+    """Turn a LAPACK failure inside the solvers into an error that names its likely cause."""
+    try:
+        yield
+    except np.linalg.LinAlgError as exc:
+        spread = float(np.abs(X - X.mean(axis=0)).max())
+        raise ValueError(
+            f"MMC's eigen-decompositions failed ({exc}). X spreads over {spread:.3g} around "
+            "its mean; at extreme scales (below about 1e-100 or above about 1e100) the d x d "
+            "matrices of squared differences lose all precision. Scale the data first, for "
+            "example with sklearn.preprocessing.StandardScaler."
+        ) from exc
 
 
 def _textbook_objective(X, must, cannot, M, diagonal):
@@ -300,13 +321,8 @@ class MMC_Supervised(MMC):
         """
         self._check_params()
         check_scalar(self.n_constraints, "n_constraints", "int", min_value=1, allow_none=True)
-        X, y = check_X_y(X, y, min_samples=2)
-        classes, codes = check_classification_targets(y, min_classes=1)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"MMC_Supervised needs at least 2 classes to draw cannot-link pairs; y has a "
-                f"single class ({classes[0]!r}). Pass labels of two or more classes."
-            )
+        X, classes, codes = check_labelled_data(X, y, type(self).__name__,
+                                                " to draw cannot-link pairs")
         rng = check_random_state(self.random_state)
         n_pairs = self.n_constraints or 20 * classes.shape[0] ** 2
         must, cannot = draw_class_pairs(np.asarray(codes, dtype=np.int64), n_pairs, rng)

@@ -11,14 +11,12 @@ from .._kernels import nca as nca_kernels
 from .._parallel import parallel_section
 from .._validation import (
     check_array,
-    check_classification_targets,
     check_option,
     check_random_state,
     check_scalar,
-    check_X_y,
 )
 from ..exceptions import ConvergenceWarning, compatible
-from ._base import MahalanobisMixin
+from ._base import MahalanobisMixin, check_labelled_data
 from ._progress import IterationLog
 
 INITS = ("auto", "pca", "lda", "identity", "random")
@@ -174,13 +172,7 @@ default="auto"
         self
         """
         self._check_params()
-        X, y = check_X_y(X, y, min_samples=2)
-        classes, codes = check_classification_targets(y, min_classes=1)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"NeighborhoodComponentsAnalysis needs at least 2 classes; y has a single "
-                f"class ({classes[0]!r}). Pass labels of two or more classes."
-            )
+        X, classes, codes = check_labelled_data(X, y, type(self).__name__)
         m, d = X.shape
         r = d if self.n_components is None else self.n_components
         if r > d:
@@ -360,5 +352,11 @@ def _lda_init(X, codes, r):
         lda = LinearDiscriminantAnalysis(n_components=k).fit(X, codes)
     except ValueError:
         # a singular within-class scatter (constant features, few samples): regularise it
-        lda = LinearDiscriminantAnalysis(n_components=k, shrinkage=1e-4, tol=0.0).fit(X, codes)
+        try:
+            lda = LinearDiscriminantAnalysis(n_components=k, shrinkage=1e-4, tol=0.0).fit(
+                X, codes)
+        except ValueError:
+            # no feature varies within the classes at all: LDA has no direction to offer
+            # (and its advice, shrinkage, is not an NCA parameter); start from PCA instead
+            return _pca_init(X, r)
     return np.ascontiguousarray(lda.scalings_.T[:r], dtype=np.float64)

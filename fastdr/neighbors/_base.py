@@ -6,8 +6,10 @@ from .._base import BaseEstimator
 from .._metric import apply_linear_map, resolve_metric
 from .._validation import (
     check_array,
+    check_distance_magnitude,
     check_is_fitted,
     check_n_features,
+    check_neighbor_indices,
     check_option,
     check_scalar,
 )
@@ -27,6 +29,7 @@ class NeighborsBase(BaseEstimator):
         self._linear_map = linear_map
         self._squared = squared
         self._fit_X = apply_linear_map(X, linear_map)
+        self._centre = check_distance_magnitude(self._fit_X)
         self._algorithm = _search.choose_algorithm(self.algorithm, self._fit_X.shape[1])
         self._tree = _search.build_tree(self._fit_X) if self._algorithm == "kd_tree" else None
         return X
@@ -38,7 +41,9 @@ class NeighborsBase(BaseEstimator):
         X = check_array(X)
         check_n_features(self, X, method)
         X = X.astype(self._fit_X.dtype, copy=False)
-        return apply_linear_map(X, self._linear_map)
+        Q = apply_linear_map(X, self._linear_map)
+        check_distance_magnitude(Q, centre=self._centre)
+        return Q
 
     def _check_k(self, k, self_query):
         check_scalar(k, "n_neighbors", "int", min_value=1)
@@ -60,10 +65,18 @@ class NeighborsBase(BaseEstimator):
         """Squared metric distances (float64) and indices of the k nearest training points."""
         self_query = Q is None
         self._check_k(k, self_query)
-        Q = self._fit_X if self_query else Q
+        return self._search_k(self._fit_X if self_query else Q, k, self_query)
+
+    def _search_k(self, Q, k, self_query):
+        """The k-NN search itself, its indices checked before anyone reads through them."""
         if self._algorithm == "kd_tree":
-            return _search.knn_tree(self._tree, Q, k, self_query=self_query, n_jobs=self.n_jobs)
-        return _search.knn_brute(self._fit_X, Q, k, self_query=self_query, n_jobs=self.n_jobs)
+            sq, ind = _search.knn_tree(self._tree, Q, k, self_query=self_query,
+                                       n_jobs=self.n_jobs)
+        else:
+            sq, ind = _search.knn_brute(self._fit_X, Q, k, self_query=self_query,
+                                        n_jobs=self.n_jobs)
+        check_neighbor_indices(ind, sq, self.n_samples_fit_, "The neighbour search")
+        return sq, ind
 
     def _to_reported(self, sq_dist):
         """Squared distances to the reported distance, in the training dtype."""
@@ -77,7 +90,10 @@ class NeighborsBase(BaseEstimator):
         if self._squared:
             radius = float(np.sqrt(radius))
         if self._algorithm == "kd_tree":
-            return _search.radius_tree(self._tree, self._fit_X, Q, radius,
-                                       self_query=self_query, n_jobs=self.n_jobs)
-        return _search.radius_brute(self._fit_X, Q, radius, self_query=self_query,
-                                    n_jobs=self.n_jobs)
+            out = _search.radius_tree(self._tree, self._fit_X, Q, radius,
+                                      self_query=self_query, n_jobs=self.n_jobs)
+        else:
+            out = _search.radius_brute(self._fit_X, Q, radius, self_query=self_query,
+                                       n_jobs=self.n_jobs)
+        check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
+        return out

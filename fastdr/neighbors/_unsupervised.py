@@ -216,10 +216,7 @@ def _graph_with_self(nn, k, mode):
     check_option(mode, "mode", ("connectivity", "distance"))
     nn._check_k(k, self_query=False)
     Q = nn._fit_X
-    if nn._algorithm == "kd_tree":
-        sq, ind = _search.knn_tree(nn._tree, Q, k, self_query=False, n_jobs=nn.n_jobs)
-    else:
-        sq, ind = _search.knn_brute(Q, Q, k, self_query=False, n_jobs=nn.n_jobs)
+    sq, ind = nn._search_k(Q, k, self_query=False)
     m = Q.shape[0]
     dist = nn._to_reported(sq)
     values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)
