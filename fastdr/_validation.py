@@ -62,7 +62,10 @@ def check_array(
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and other odd inputs
-        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+        raise ValueError(
+            f"{name} could not be converted to an array: {exc} Pass a rectangular array of "
+            "numbers: a numpy array, a DataFrame, or a list of rows of equal length."
+        ) from None
     if arr.dtype.kind in "OUSV":
         try:
             arr = arr.astype(np.float64)
@@ -142,7 +145,15 @@ def check_classification_targets(y, *, min_classes=2):
             "Unknown label type: continuous. Class labels must be discrete (ints, strings or "
             "integral floats); for a continuous target use a regressor."
         )
-    classes, codes = np.unique(y, return_inverse=True)
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
+        raise ValueError(
+            f"y mixes label types that cannot be sorted together ({', '.join(kinds)}); "
+            "class labels must be of one type. Convert them, for example with "
+            "np.asarray(y).astype(str), or replace the None labels."
+        ) from None
     if classes.shape[0] < min_classes:
         raise ValueError(
             f"y has {classes.shape[0]} class(es) ({classes[:5].tolist()}), but at least "
@@ -180,6 +191,11 @@ def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):
         raise ValueError(
             f"y should be a 1-D array of targets, got shape {y.shape}."
             + (" For several outputs use a 2-D array." if multi_output else "")
+        )
+    if y.dtype.kind == "c":
+        raise ValueError(
+            f"Complex data not supported: y is complex (dtype {y.dtype}). Pass y.real or "
+            "np.abs(y) as appropriate."
         )
     if y.shape[0] != X.shape[0]:
         raise ValueError(

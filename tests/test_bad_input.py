@@ -291,3 +291,68 @@ def test_nca_never_recommends_shrinkage(X_kind):
     X = np.ones_like(X) if X_kind == "constant" else X * 1e-150
     est = make_estimator("NeighborhoodComponentsAnalysis").fit(X, y)
     assert np.isfinite(est.components_).all()
+
+
+# -- silently wrong results and cryptic errors -----------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["KNeighborsClassifier", "KNeighborsRegressor"])
+def test_all_zero_weights_are_refused(name):
+    X, y = _blobs()
+    est = make_estimator(name, weights=lambda d: np.zeros_like(d)).fit(X, y.astype(float))
+    with pytest.raises(ValueError, match="All neighbors of some sample is getting zero weights"):
+        est.predict(X)
+
+
+def test_some_zero_weights_are_fine():
+    X, y = _blobs()
+    est = make_estimator("KNeighborsRegressor",
+                         weights=lambda d: (np.arange(d.shape[1]) == 0) * np.ones_like(d))
+    pred = est.fit(X, y.astype(float)).predict(X)
+    assert np.isfinite(pred).all()
+
+
+def test_complex_y_is_refused():
+    X, y = _blobs()
+    with pytest.raises(ValueError, match="Complex data not supported: y is complex"):
+        make_estimator("KNeighborsRegressor").fit(X, y + 1j)
+
+
+def test_zero_mahalanobis_matrix_is_a_clear_error():
+    import fastdr
+
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match="is zero: its matrix M .* has rank 0"):
+        fastdr.NearestNeighbors(metric="mahalanobis", metric_params={"M": np.zeros((3, 3))}).fit(X)
+
+
+def test_labels_mixing_none_and_str_are_a_clear_error():
+    X, _ = _blobs()
+    y = np.array(["a", None, "b"] * 20, dtype=object)
+    with pytest.raises(ValueError, match=r"y mixes label types .*\(NoneType, str\)"):
+        make_estimator("KNeighborsClassifier").fit(X, y)
+
+
+def test_ragged_lists_say_what_to_pass():
+    with pytest.raises(ValueError, match="X could not be converted to an array: .*Pass a "
+                                         "rectangular array of numbers"):
+        make_estimator("NearestNeighbors").fit([[1.0, 2.0], [3.0]])
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-5", "0", "1e999", "lots"])
+def test_memory_budget_variable_is_validated(value, monkeypatch):
+    from fastdr._config import memory_budget
+
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", value)
+    with pytest.raises(ValueError, match=f"FASTDR_MEMORY_BUDGET='{value}' is not a usable "
+                                         "memory budget: it must be a positive, finite"):
+        memory_budget()
+
+
+def test_memory_budget_suffixes(monkeypatch):
+    from fastdr._config import memory_budget
+
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "2G")
+    assert memory_budget() == 2 * 2**30
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "1500")
+    assert memory_budget() == 1500

@@ -24,6 +24,12 @@ class NeighborsBase(BaseEstimator):
         check_option(self.algorithm, "algorithm", _search.ALGORITHMS)
         X = check_array(X)
         linear_map, squared = resolve_metric(self.metric, self.metric_params, X.shape[1])
+        if linear_map is not None and linear_map.shape[0] == 0:
+            raise ValueError(
+                f"The metric {self.metric!r} is zero: its matrix M (or components_) has rank "
+                "0, so every distance is 0 and no neighbour is nearer than another. Pass a "
+                "non-zero positive semidefinite M (for example the inverse covariance)."
+            )
         self.n_features_in_ = X.shape[1]
         self.n_samples_fit_ = X.shape[0]
         self._linear_map = linear_map

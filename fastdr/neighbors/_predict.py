@@ -47,7 +47,17 @@ class _KNeighborsSupervised(NeighborsBase):
                 f"weight per neighbour, shape {indices.shape}."
             )
         if not np.isfinite(weights).all() or (weights < 0).any():
-            raise ValueError("The weights callable returned negative, NaN or inf weights.")
+            raise ValueError(
+                "The weights callable returned negative, NaN or inf weights. Return finite "
+                "weights >= 0, one per neighbour."
+            )
+        zero_rows = np.flatnonzero(~(weights > 0).any(axis=1))
+        if zero_rows.size:
+            raise ValueError(
+                "All neighbors of some sample is getting zero weights (rows "
+                f"{zero_rows[:5].tolist()}{'...' if zero_rows.size > 5 else ''} of X). Please "
+                "modify 'weights' to avoid this case if you are using a user-defined function."
+            )
         return indices, weights
 
 
