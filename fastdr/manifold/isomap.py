@@ -15,10 +15,11 @@ from .._validation import (
     check_array,
     check_dense_allocation,
     check_is_fitted,
-    check_n_features,
     check_option,
+    check_query,
     check_random_state,
     check_scalar,
+    record_feature_names,
 )
 from ..neighbors import KNeighborsRegressor, NearestNeighbors
 from . import _isomap_graph
@@ -203,6 +204,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         return n_neighbors, np.dtype(dtype)
 
     def _fit(self, X):
+        record_feature_names(self, X)
         X = check_array(X, min_samples=2)
         n_neighbors, dtype = self._check_params(X)
         m = X.shape[0]
@@ -333,8 +335,7 @@ class Isomap(TransformerMixin, BaseEstimator):
             In the dtype of ``embedding_``.
         """
         check_is_fitted(self, "embedding_")
-        X = check_array(X)
-        check_n_features(self, X, "transform")
+        X = check_query(self, X, "transform")
         out_dtype = self.embedding_.dtype
         if self.out_of_sample == "regressor":
             return np.asarray(self.regressor_.predict(X), dtype=out_dtype).reshape(

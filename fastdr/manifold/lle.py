@@ -22,10 +22,11 @@ from .._validation import (
     check_array,
     check_dense_allocation,
     check_is_fitted,
-    check_n_features,
     check_option,
+    check_query,
     check_random_state,
     check_scalar,
+    record_feature_names,
 )
 from ..neighbors import NearestNeighbors
 
@@ -194,6 +195,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         self
         """
         self._check_params()
+        record_feature_names(self, X)
         X = check_array(X)
         m = X.shape[0]
         k = self.n_neighbors
@@ -242,7 +244,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components)
         """
-        return self._wrap_output(self.fit(X).embedding_, X)
+        return self.fit(X).embedding_
 
     def transform(self, X):
         """Embed new samples by their barycentric weights on the training points.
@@ -260,8 +262,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         ndarray of shape (n_queries, n_components)
         """
         check_is_fitted(self, "embedding_")
-        Q = check_array(X)
-        check_n_features(self, Q, "transform")
+        Q = check_query(self, X, "transform")
         T = self.nbrs_._fit_X
         Q = Q.astype(T.dtype, copy=False)
         indices = self.nbrs_.kneighbors(Q, return_distance=False)
@@ -269,7 +270,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         _warn_if_retried(n_retried, Q.shape[0], self.reg)
         with parallel_section(self.n_jobs):
             Z = lle_kernels.weighted_rows(weights, indices, self.embedding_)
-        return self._wrap_output(Z.astype(self.embedding_.dtype, copy=False), X)
+        return Z.astype(self.embedding_.dtype, copy=False)
 
 
 def locally_linear_embedding(X, *, n_neighbors, n_components, reg=1e-3, eigen_solver="auto",

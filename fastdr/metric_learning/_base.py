@@ -11,6 +11,7 @@ from .._validation import (
     check_distance_magnitude,
     check_is_fitted,
     check_n_features,
+    check_query,
     check_X_y,
 )
 
@@ -22,6 +23,16 @@ class MahalanobisMixin(TransformerMixin):
     ``X P^T``, so Euclidean geometry on the transformed data is the Mahalanobis geometry on
     X. Any fitted instance plugs into fastdr's neighbours as ``metric=instance``.
     """
+
+    #: whether ``fit`` saw X (and so recorded its column names); Mahalanobis needs no fit
+    _fit_saw_X = True
+
+    def _check_query(self, X, method, name="X"):
+        if self._fit_saw_X:
+            return check_query(self, X, method, name=name)
+        arr = check_array(X, name=name)
+        check_n_features(self, arr, method)
+        return arr
 
     def get_mahalanobis_matrix(self):
         """The Mahalanobis matrix ``M = P^T P``.
@@ -49,9 +60,8 @@ class MahalanobisMixin(TransformerMixin):
             ``components_``.
         """
         check_is_fitted(self, "components_")
-        X_arr = check_array(X)
-        check_n_features(self, X_arr, "transform")
-        return self._wrap_output(apply_linear_map(X_arr, self.components_), X)
+        X_arr = self._check_query(X, "transform")
+        return apply_linear_map(X_arr, self.components_)
 
     def pairwise(self, X, Y=None, *, n_jobs=None):
         """Mahalanobis distances between the rows of X and of Y (or of X).
@@ -76,11 +86,9 @@ class MahalanobisMixin(TransformerMixin):
         from ..pairwise import pairwise_distances
 
         check_is_fitted(self, "components_")
-        X_arr = check_array(X)
-        check_n_features(self, X_arr, "pairwise")
+        X_arr = self._check_query(X, "pairwise")
         if Y is not None:
-            Y = check_array(Y, name="Y")
-            check_n_features(self, Y, "pairwise")
+            Y = self._check_query(Y, "pairwise", name="Y")
         return pairwise_distances(X_arr, Y, metric=self, n_jobs=n_jobs)
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from .._base import BaseEstimator
 from .._metric import mahalanobis_factor
-from .._validation import check_array, check_finite
+from .._validation import check_array, check_finite, record_feature_names
 from ._base import MahalanobisMixin
 
 
@@ -45,6 +45,8 @@ class Mahalanobis(MahalanobisMixin, BaseEstimator):
     array([[2.23606798]])
     """
 
+    _fit_saw_X = False  # column names are checked only once fit has seen X
+
     def __init__(self, *, M=None, components=None, weights=None):
         self.M = M
         self.components = components
@@ -64,6 +66,8 @@ class Mahalanobis(MahalanobisMixin, BaseEstimator):
         """
         P = self._factor()
         if X is not None:
+            record_feature_names(self, X)
+            self._fit_saw_X = True
             X = check_array(X)
             if X.shape[1] != P.shape[1]:
                 raise ValueError(

@@ -14,6 +14,7 @@ from .._validation import (
     check_option,
     check_random_state,
     check_scalar,
+    record_feature_names,
 )
 from ..exceptions import ConvergenceWarning, compatible
 from ._base import (
@@ -121,9 +122,11 @@ default="identity"
                     "Pass either pairs of shape (n_pairs, 2, n_features) with labels y, or a "
                     "2-D X with must_link / cannot_link index pairs, not both."
                 )
+            self.__dict__.pop("feature_names_in_", None)
             X, must, cannot = labelled_pairs_to_indices(X, y)
             check_distance_magnitude(X, "pairs")
         else:
+            record_feature_names(self, X)
             X = check_array(X, min_samples=2)
             check_distance_magnitude(X)
             if must_link is None or cannot_link is None:
@@ -321,6 +324,7 @@ class MMC_Supervised(MMC):
         """
         self._check_params()
         check_scalar(self.n_constraints, "n_constraints", "int", min_value=1, allow_none=True)
+        record_feature_names(self, X)
         X, classes, codes = check_labelled_data(X, y, type(self).__name__,
                                                 " to draw cannot-link pairs")
         rng = check_random_state(self.random_state)

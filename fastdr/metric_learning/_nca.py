@@ -14,6 +14,7 @@ from .._validation import (
     check_option,
     check_random_state,
     check_scalar,
+    record_feature_names,
 )
 from ..exceptions import ConvergenceWarning, compatible
 from ._base import MahalanobisMixin, check_labelled_data
@@ -172,6 +173,7 @@ default="auto"
         self
         """
         self._check_params()
+        record_feature_names(self, X)
         X, classes, codes = check_labelled_data(X, y, type(self).__name__)
         m, d = X.shape
         r = d if self.n_components is None else self.n_components

@@ -8,9 +8,9 @@ from .._validation import (
     check_array,
     check_distance_magnitude,
     check_is_fitted,
-    check_n_features,
     check_neighbor_indices,
     check_option,
+    check_query,
     check_scalar,
 )
 from . import _search
@@ -44,8 +44,7 @@ class NeighborsBase(BaseEstimator):
         check_is_fitted(self, "_fit_X")
         if X is None:
             return None
-        X = check_array(X)
-        check_n_features(self, X, method)
+        X = check_query(self, X, method)
         X = X.astype(self._fit_X.dtype, copy=False)
         Q = apply_linear_map(X, self._linear_map)
         check_distance_magnitude(Q, centre=self._centre)

@@ -5,7 +5,12 @@ import numpy as np
 from .._base import ClassifierMixin, RegressorMixin
 from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
 from .._parallel import parallel_section
-from .._validation import check_classification_targets, check_is_fitted, check_X_y
+from .._validation import (
+    check_classification_targets,
+    check_is_fitted,
+    check_X_y,
+    record_feature_names,
+)
 from ._base import NeighborsBase
 
 _WEIGHTS = ("uniform", "distance")
@@ -100,6 +105,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         self
         """
         _check_weights(self.weights)
+        record_feature_names(self, X)
         X, y = check_X_y(X, y)
         self.classes_, self._y_codes = check_classification_targets(y)
         self._fit_neighbors(X)
@@ -169,6 +175,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         self
         """
         _check_weights(self.weights)
+        record_feature_names(self, X)
         X, y = check_X_y(X, y, y_numeric=True, multi_output=True)
         self._y_1d = y.ndim == 1
         self._y = np.ascontiguousarray(y.reshape(y.shape[0], -1), dtype=np.float64)

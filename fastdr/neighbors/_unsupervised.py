@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_option
+from .._validation import check_option, record_feature_names
 from . import _search
 from ._base import NeighborsBase
 
@@ -68,6 +68,7 @@ class NearestNeighbors(NeighborsBase):
         -------
         self
         """
+        record_feature_names(self, X)
         self._fit_neighbors(X)
         return self
 
