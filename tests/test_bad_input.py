@@ -356,3 +356,32 @@ def test_memory_budget_suffixes(monkeypatch):
     assert memory_budget() == 2 * 2**30
     monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "1500")
     assert memory_budget() == 1500
+
+
+# -- one parameter-checking style --------------------------------------------------------
+
+OWNED_TABLES = ["NearestNeighbors", "KNeighborsClassifier", "KNeighborsRegressor", "Isomap",
+                "LocallyLinearEmbedding", "NeighborhoodComponentsAnalysis", "MMC_Supervised"]
+
+
+@pytest.mark.parametrize("name", OWNED_TABLES)
+def test_parameter_errors_name_parameter_allowed_values_and_received(name):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = small_data()
+    with pytest.raises(InvalidParameterError,
+                       match=rf"^The 'n_jobs' parameter of {name} must be a non-zero int or "
+                             r"None\. Got 0 instead\.$"):
+        _fit(make_estimator(name, n_jobs=0), X, y)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -1.0])
+def test_radius_must_be_a_finite_non_negative_number(value):
+    import fastdr
+
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match=r"The 'radius' parameter of NearestNeighbors must be "
+                                         r"a float in the range \[0, inf\)"):
+        fastdr.radius_neighbors_graph(X, value)
+    with pytest.raises(ValueError, match="radius must be"):
+        fastdr.NearestNeighbors().fit(X).radius_neighbors(X, radius=value)

@@ -3,6 +3,7 @@ classical MDS, with landmarks (de Silva and Tenenbaum, 2003) for large m."""
 
 import copy
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -12,14 +13,18 @@ from .._kernels.graph_build import geodesic_through_neighbours
 from .._kernels.mds_restore import restore_distances_inplace
 from .._parallel import parallel_section
 from .._validation import (
+    N_JOBS,
+    HasMethods,
+    Interval,
+    Satisfies,
+    StrOptions,
     check_array,
     check_dense_allocation,
     check_is_fitted,
-    check_option,
     check_query,
     check_random_state,
-    check_scalar,
     record_feature_names,
+    validate_params,
 )
 from ..neighbors import KNeighborsRegressor, NearestNeighbors
 from . import _isomap_graph
@@ -115,6 +120,23 @@ class Isomap(TransformerMixin, BaseEstimator):
     distance). Landmark Isomap keeps an m x L matrix and never anything m x m.
     """
 
+    _parameter_constraints = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), None],
+        "radius": [Interval(Real, 0, None, closed="neither"), None],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "path_method": [StrOptions(PATH_METHODS)],
+        "eigen_solver": [StrOptions(SOLVERS)],
+        "on_disconnected": [StrOptions(_isomap_graph.POLICIES)],
+        "out_of_sample": [StrOptions(OUT_OF_SAMPLE)],
+        "regressor": [HasMethods(("fit", "predict")), None],
+        "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
+        "landmark_method": [StrOptions(LANDMARK_METHODS)],
+        "random_state": ["random_state"],
+        "dtype": [Satisfies(lambda v: _float_dtype(v) is not None, "np.float32, np.float64"),
+                  None],
+        "n_jobs": N_JOBS,
+    }
+
     def __init__(self, *, n_neighbors=None, radius=None, n_components=2, path_method="auto",
                  eigen_solver="auto", on_disconnected="raise", out_of_sample="geodesic",
                  regressor=None, n_landmarks=None, landmark_method="random",
@@ -166,6 +188,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         return self.embedding_
 
     def _check_params(self, X):
+        validate_params(self)
         if self.n_neighbors is not None and self.radius is not None:
             raise ValueError(
                 f"Both n_neighbors={self.n_neighbors!r} and radius={self.radius!r} were given. "
@@ -173,34 +196,10 @@ class Isomap(TransformerMixin, BaseEstimator):
                 "pass only one of them."
             )
         if self.radius is not None:
-            check_scalar(self.radius, "radius", "real", min_value=0, include_min=False)
             n_neighbors = None
         else:
             n_neighbors = DEFAULT_N_NEIGHBORS if self.n_neighbors is None else self.n_neighbors
-            check_scalar(n_neighbors, "n_neighbors", "int", min_value=1)
-        check_scalar(self.n_components, "n_components", "int", min_value=1)
-        check_option(self.path_method, "path_method", PATH_METHODS)
-        check_option(self.eigen_solver, "eigen_solver", SOLVERS)
-        check_option(self.on_disconnected, "on_disconnected", _isomap_graph.POLICIES)
-        check_option(self.out_of_sample, "out_of_sample", OUT_OF_SAMPLE)
-        check_option(self.landmark_method, "landmark_method", LANDMARK_METHODS)
-        check_scalar(self.n_landmarks, "n_landmarks", "int", min_value=1, allow_none=True)
-        if self.regressor is not None and not (hasattr(self.regressor, "fit")
-                                               and hasattr(self.regressor, "predict")):
-            raise TypeError(
-                f"regressor must have fit and predict methods; got {self.regressor!r}."
-            )
-        if self.dtype is None:
-            dtype = X.dtype
-        else:
-            try:
-                dtype = np.dtype(self.dtype)
-            except TypeError:
-                dtype = None
-            if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-                raise ValueError(
-                    f"dtype must be None, np.float32 or np.float64; got {self.dtype!r}."
-                )
+        dtype = X.dtype if self.dtype is None else np.dtype(self.dtype)
         return n_neighbors, np.dtype(dtype)
 
     def _fit(self, X):
@@ -402,3 +401,11 @@ class Isomap(TransformerMixin, BaseEstimator):
     def _fastdr_tags(self):
         return {"transformer_tags.preserves_dtype": ["float64", "float32"]}
 
+
+def _float_dtype(value):
+    """``np.dtype(value)`` when it is float32 or float64, else None."""
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        return None
+    return dtype if dtype in (np.float32, np.float64) else None

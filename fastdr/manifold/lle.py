@@ -9,6 +9,7 @@ layout of W and the race-free assembly of M.
 """
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse
@@ -19,14 +20,15 @@ from .._eigen import choose_solver, symmetric_eigenpairs
 from .._kernels import lle as lle_kernels
 from .._parallel import parallel_section
 from .._validation import (
+    N_JOBS,
+    Interval,
+    StrOptions,
     check_array,
     check_dense_allocation,
     check_is_fitted,
-    check_option,
     check_query,
-    check_random_state,
-    check_scalar,
     record_feature_names,
+    validate_params,
 )
 from ..neighbors import NearestNeighbors
 
@@ -166,9 +168,19 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    _parameter_constraints = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "reg": [Interval(Real, 0, None, closed="left")],
+        "eigen_solver": [StrOptions(EIGEN_SOLVERS)],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS,
+    }
+
     def _check_params(self):
-        check_scalar(self.n_neighbors, "n_neighbors", "int", min_value=1)
-        check_scalar(self.n_components, "n_components", "int", min_value=1)
+        validate_params(self)
         if self.n_components >= self.n_neighbors:
             raise ValueError(
                 f"n_components={self.n_components} must be smaller than "
@@ -176,11 +188,6 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
                 f"n_neighbors - 1 directions. Use n_neighbors >= {self.n_components + 1} or "
                 "fewer components."
             )
-        check_scalar(self.reg, "reg", "real", min_value=0)
-        check_option(self.eigen_solver, "eigen_solver", EIGEN_SOLVERS)
-        check_scalar(self.tol, "tol", "real", min_value=0)
-        check_scalar(self.max_iter, "max_iter", "int", min_value=1, allow_none=True)
-        check_random_state(self.random_state)
 
     def fit(self, X, y=None):
         """Compute the embedding of X.

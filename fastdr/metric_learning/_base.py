@@ -1,4 +1,7 @@
-"""What every Mahalanobis metric shares: ``M = P^T P``, ``transform``, ``pairwise``."""
+"""What every Mahalanobis metric shares: ``M = P^T P``, ``transform``, ``pairwise``, and
+the parameter and input checks of the learners."""
+
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -6,6 +9,8 @@ from .._base import TransformerMixin
 from .._eigen import fix_signs
 from .._metric import apply_linear_map
 from .._validation import (
+    N_JOBS,
+    Interval,
     check_array,
     check_classification_targets,
     check_distance_magnitude,
@@ -14,6 +19,16 @@ from .._validation import (
     check_query,
     check_X_y,
 )
+
+#: Parameters that NCA and MMC share, with their constraints (see ``validate_params``).
+LEARNER_CONSTRAINTS = {
+    "n_components": [Interval(Integral, 1, None, closed="left"), None],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": [Interval(Integral, 0, None, closed="left"), "boolean"],
+    "n_jobs": N_JOBS,
+}
 
 
 class MahalanobisMixin(TransformerMixin):

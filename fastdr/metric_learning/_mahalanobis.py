@@ -4,7 +4,7 @@ import numpy as np
 
 from .._base import BaseEstimator
 from .._metric import mahalanobis_factor
-from .._validation import check_array, check_finite, record_feature_names
+from .._validation import check_array, check_finite, record_feature_names, validate_params
 from ._base import MahalanobisMixin
 
 
@@ -46,6 +46,11 @@ class Mahalanobis(MahalanobisMixin, BaseEstimator):
     """
 
     _fit_saw_X = False  # column names are checked only once fit has seen X
+    _parameter_constraints = {
+        "M": ["array-like", None],
+        "components": ["array-like", None],
+        "weights": ["array-like", None],
+    }
 
     def __init__(self, *, M=None, components=None, weights=None):
         self.M = M
@@ -113,6 +118,7 @@ class Mahalanobis(MahalanobisMixin, BaseEstimator):
         return P
 
     def _validate_factor(self):
+        validate_params(self)
         given = [name for name in ("M", "components", "weights")
                  if getattr(self, name) is not None]
         if len(given) != 1:

@@ -2,6 +2,7 @@
 
 import contextlib
 import warnings
+from numbers import Integral
 
 import numpy as np
 
@@ -9,22 +10,24 @@ from .._base import BaseEstimator
 from .._blas import single_threaded_blas
 from .._kernels import mmc as mmc_kernels
 from .._validation import (
+    Interval,
+    StrOptions,
     check_array,
     check_distance_magnitude,
-    check_option,
     check_random_state,
-    check_scalar,
     record_feature_names,
+    validate_params,
 )
 from ..exceptions import ConvergenceWarning, compatible
 from ._base import (
+    LEARNER_CONSTRAINTS,
     MahalanobisMixin,
     check_labelled_data,
     components_from_psd,
     project_psd,
 )
 from ._constraints import check_index_pairs, draw_class_pairs, labelled_pairs_to_indices
-from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, run_kernel
+from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, kernel_threads, run_kernel
 from ._progress import IterationLog
 
 INITS = ("identity", "covariance", "random")
@@ -69,6 +72,8 @@ default="identity"
     verbose : int, default=0
         1 prints one line per iteration with the textbook objective of the current
         iterate rescaled onto the constraint.
+    n_jobs : int or None, default=None
+        Threads of the pair kernels (None: all cores). Results do not depend on it.
 
     Attributes
     ----------
@@ -91,7 +96,7 @@ default="identity"
     """
 
     def __init__(self, *, diagonal=False, n_components=None, max_iter=100, max_proj=10000,
-                 tol=1e-3, init="identity", random_state=None, verbose=0):
+                 tol=1e-3, init="identity", random_state=None, verbose=0, n_jobs=None):
         self.diagonal = diagonal
         self.n_components = n_components
         self.max_iter = max_iter
@@ -100,6 +105,7 @@ default="identity"
         self.init = init
         self.random_state = random_state
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def fit(self, X, y=None, *, must_link=None, cannot_link=None):
         """Learn M from pairs.
@@ -144,17 +150,15 @@ default="identity"
             cannot = check_index_pairs(cannot_link, X.shape[0], "cannot_link")
         return self._fit_pairs(X, must, cannot, check_random_state(self.random_state))
 
+    _parameter_constraints = {
+        **LEARNER_CONSTRAINTS,
+        "diagonal": ["boolean"],
+        "max_proj": [Interval(Integral, 1, None, closed="left")],
+        "init": [StrOptions(INITS), "array-like"],
+    }
+
     def _check_params(self):
-        if not isinstance(self.diagonal, (bool, np.bool_)):
-            raise TypeError(f"diagonal must be True or False; got {self.diagonal!r}.")
-        check_scalar(self.n_components, "n_components", "int", min_value=1, allow_none=True)
-        check_scalar(self.max_iter, "max_iter", "int", min_value=1)
-        check_scalar(self.max_proj, "max_proj", "int", min_value=1)
-        check_scalar(self.tol, "tol", "real", min_value=0)
-        if isinstance(self.init, str):
-            check_option(self.init, "init", INITS)
-        if not isinstance(self.verbose, bool):
-            check_scalar(self.verbose, "verbose", "int", min_value=0)
+        validate_params(self)
 
     def _initial_matrix(self, X, rng):
         d = X.shape[1]
@@ -183,6 +187,10 @@ default="identity"
         return B @ B.T / d + 1e-3 * np.eye(d)
 
     def _fit_pairs(self, X, must, cannot, rng):
+        with kernel_threads(self.n_jobs):
+            return self._solve(X, must, cannot, rng)
+
+    def _solve(self, X, must, cannot, rng):
         X = np.ascontiguousarray(X, dtype=np.float64)
         m, d = X.shape
         if self.n_components is not None and self.n_components > d:
@@ -289,7 +297,7 @@ class MMC_Supervised(MMC):
         Pairs of each kind; None means ``20 * n_classes ** 2`` (metric-learn's default).
     random_state : int, RandomState, Generator or None, default=None
         Seeds the draw of pairs (and ``init="random"``).
-    diagonal, n_components, max_iter, max_proj, tol, init, verbose
+    diagonal, n_components, max_iter, max_proj, tol, init, verbose, n_jobs
         As in :class:`MMC`.
 
     Attributes
@@ -301,12 +309,17 @@ class MMC_Supervised(MMC):
         The drawn pairs (row indices into the X passed to ``fit``).
     """
 
+    _parameter_constraints = {
+        **MMC._parameter_constraints,
+        "n_constraints": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
     def __init__(self, *, n_constraints=None, random_state=None, diagonal=False,
                  n_components=None, max_iter=100, max_proj=10000, tol=1e-3, init="identity",
-                 verbose=0):
+                 verbose=0, n_jobs=None):
         super().__init__(diagonal=diagonal, n_components=n_components, max_iter=max_iter,
                          max_proj=max_proj, tol=tol, init=init, random_state=random_state,
-                         verbose=verbose)
+                         verbose=verbose, n_jobs=n_jobs)
         self.n_constraints = n_constraints
 
     def fit(self, X, y):
@@ -323,7 +336,6 @@ class MMC_Supervised(MMC):
         self
         """
         self._check_params()
-        check_scalar(self.n_constraints, "n_constraints", "int", min_value=1, allow_none=True)
         record_feature_names(self, X)
         X, classes, codes = check_labelled_data(X, y, type(self).__name__,
                                                 " to draw cannot-link pairs")

@@ -1,6 +1,7 @@
 """Neighbourhood Components Analysis (Goldberger et al., 2005)."""
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.optimize
@@ -10,14 +11,15 @@ from .._blas import single_threaded_blas
 from .._kernels import nca as nca_kernels
 from .._parallel import parallel_section
 from .._validation import (
+    Interval,
+    StrOptions,
     check_array,
-    check_option,
     check_random_state,
-    check_scalar,
     record_feature_names,
+    validate_params,
 )
 from ..exceptions import ConvergenceWarning, compatible
-from ._base import MahalanobisMixin, check_labelled_data
+from ._base import LEARNER_CONSTRAINTS, MahalanobisMixin, check_labelled_data
 from ._progress import IterationLog
 
 INITS = ("auto", "pca", "lda", "identity", "random")
@@ -219,23 +221,17 @@ default="auto"
 
     # -- parameters and initialisation ------------------------------------------------------
 
+    _parameter_constraints = {
+        **LEARNER_CONSTRAINTS,
+        "init": [StrOptions(INITS), "array-like"],
+        "optimizer": [StrOptions(OPTIMIZERS)],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), None],
+        "callback": [callable, None],
+    }
+
     def _check_params(self):
-        check_scalar(self.n_components, "n_components", "int", min_value=1, allow_none=True)
-        if isinstance(self.init, str):
-            check_option(self.init, "init", INITS)
-        check_scalar(self.max_iter, "max_iter", "int", min_value=1)
-        check_scalar(self.tol, "tol", "real", min_value=0)
-        check_option(self.optimizer, "optimizer", OPTIMIZERS)
-        check_scalar(self.batch_size, "batch_size", "int", min_value=1, allow_none=True)
-        check_scalar(self.learning_rate, "learning_rate", "real", min_value=0,
-                     include_min=False, allow_none=True)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError(
-                f"callback must be callable or None; got {self.callback!r} of type "
-                f"{type(self.callback).__name__}."
-            )
-        if not isinstance(self.verbose, bool):
-            check_scalar(self.verbose, "verbose", "int", min_value=0)
+        validate_params(self)
 
     def _initialize(self, X, codes, r, rng):
         m, d = X.shape

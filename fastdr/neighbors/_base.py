@@ -1,17 +1,24 @@
 """Shared fitting and querying for every neighbours estimator."""
 
+from numbers import Integral
+
 import numpy as np
 
 from .._base import BaseEstimator
-from .._metric import apply_linear_map, resolve_metric
+from .._metric import METRICS, apply_linear_map, resolve_metric
 from .._validation import (
+    N_JOBS,
+    Interval,
+    Satisfies,
+    StrOptions,
     check_array,
     check_distance_magnitude,
     check_is_fitted,
     check_neighbor_indices,
-    check_option,
     check_query,
     check_scalar,
+    record_feature_names,
+    validate_params,
 )
 from . import _search
 
@@ -19,9 +26,23 @@ from . import _search
 class NeighborsBase(BaseEstimator):
     """Stores the training data (in metric space) and answers k-NN and radius queries."""
 
+    _parameter_constraints = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "algorithm": [StrOptions(_search.ALGORITHMS)],
+        "metric": [StrOptions(METRICS),
+                   Satisfies(lambda v: hasattr(v, "components_")
+                             or hasattr(v, "get_mahalanobis_matrix"),
+                             "a metric learner (an object with components_)")],
+        "metric_params": [dict, None],
+        "n_jobs": N_JOBS,
+    }
+
+    def _start_fit(self, X):
+        """What every neighbours ``fit`` does first: check the parameters, record names."""
+        validate_params(self)
+        record_feature_names(self, X)
+
     def _fit_neighbors(self, X):
-        check_scalar(self.n_neighbors, "n_neighbors", "int", min_value=1)
-        check_option(self.algorithm, "algorithm", _search.ALGORITHMS)
         X = check_array(X)
         linear_map, squared = resolve_metric(self.metric, self.metric_params, X.shape[1])
         if linear_map is not None and linear_map.shape[0] == 0:

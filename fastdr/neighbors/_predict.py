@@ -6,25 +6,22 @@ from .._base import ClassifierMixin, RegressorMixin
 from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
 from .._parallel import parallel_section
 from .._validation import (
+    StrOptions,
     check_classification_targets,
     check_is_fitted,
     check_X_y,
-    record_feature_names,
 )
 from ._base import NeighborsBase
 
 _WEIGHTS = ("uniform", "distance")
 
 
-def _check_weights(weights):
-    if callable(weights) or weights in _WEIGHTS:
-        return weights
-    raise ValueError(
-        f"weights must be 'uniform', 'distance' or a callable; got {weights!r}."
-    )
-
-
 class _KNeighborsSupervised(NeighborsBase):
+    _parameter_constraints = {
+        **NeighborsBase._parameter_constraints,
+        "weights": [StrOptions(_WEIGHTS), callable],
+    }
+
     def __init__(self, *, n_neighbors=5, weights="uniform", algorithm="auto",
                  metric="euclidean", metric_params=None, n_jobs=None):
         self.n_neighbors = n_neighbors
@@ -104,8 +101,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         -------
         self
         """
-        _check_weights(self.weights)
-        record_feature_names(self, X)
+        self._start_fit(X)
         X, y = check_X_y(X, y)
         self.classes_, self._y_codes = check_classification_targets(y)
         self._fit_neighbors(X)
@@ -174,8 +170,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         -------
         self
         """
-        _check_weights(self.weights)
-        record_feature_names(self, X)
+        self._start_fit(X)
         X, y = check_X_y(X, y, y_numeric=True, multi_output=True)
         self._y_1d = y.ndim == 1
         self._y = np.ascontiguousarray(y.reshape(y.shape[0], -1), dtype=np.float64)

@@ -1,8 +1,10 @@
 """``NearestNeighbors``: exact k-NN and radius queries."""
 
+from numbers import Real
+
 import numpy as np
 
-from .._validation import check_option, record_feature_names
+from .._validation import Interval, check_option
 from . import _search
 from ._base import NeighborsBase
 
@@ -39,13 +41,20 @@ class NearestNeighbors(NeighborsBase):
 
     Examples
     --------
-    >>> import numpy as np
+    >>> from numbers import Real
+
+import numpy as np
     >>> from fastdr import NearestNeighbors
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]])
     >>> dist, ind = NearestNeighbors(n_neighbors=1).fit(X).kneighbors()
     >>> ind.ravel().tolist()
     [1, 0, 1]
     """
+
+    _parameter_constraints = {
+        **NeighborsBase._parameter_constraints,
+        "radius": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", metric="euclidean",
                  metric_params=None, n_jobs=None):
@@ -68,7 +77,7 @@ class NearestNeighbors(NeighborsBase):
         -------
         self
         """
-        record_feature_names(self, X)
+        self._start_fit(X)
         self._fit_neighbors(X)
         return self
 
