@@ -136,7 +136,7 @@ def check_labelled_data(X, y, learner, needs=""):
     if classes.shape[0] < 2:
         raise ValueError(
             f"{learner} needs at least 2 classes{needs}; y has a single class "
-            f"({classes[0]!r}). "
+            f"({classes[0].tolist()!r}). "
             "Pass labels of two or more classes."
         )
     return X, classes, codes

@@ -77,10 +77,11 @@ class NeighborsBase(BaseEstimator):
         limit = n - 1 if self_query else n
         if k > limit:
             if self_query:
+                remedy = (f"Use n_neighbors <= {limit} or fit on more points." if limit >= 1
+                          else f"Fit on at least {k + 1} points.")
                 raise ValueError(
                     f"n_neighbors={k} must be smaller than the number of training points "
-                    f"({n}) when X is None, because each point excludes itself. "
-                    f"Use n_neighbors <= {limit} or fit on more points."
+                    f"({n}) when X is None, because each point excludes itself. {remedy}"
                 )
             raise ValueError(
                 f"n_neighbors={k} is larger than the number of training points ({n}). "
