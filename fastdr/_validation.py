@@ -344,7 +344,7 @@ def check_random_state(seed):
 
 
 def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
-    """Refuse values so large that squared distances between rows overflow.
+    """Refuse values so large (or so small) that squared distances overflow (or underflow).
 
     Every distance kernel forms squared distances (directly, or as ``|x - c|^2 + |y - c|^2
     - 2 (x - c).(y - c)`` around a centre c). With rows further than about 1e154 from the
@@ -352,6 +352,9 @@ def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
     "no neighbour" markers instead of indices. This check bounds them at the boundary:
     ``16 max_i |x_i - c|^2`` must be finite in float64 and in ``dtype``, which covers the
     squared distance between any two rows (at most ``4 max |x - c|^2``) with room to spare.
+    At the other end, ``max_i |x_i - c|^2`` must not underflow ``dtype`` (about 1e-308 in
+    float64, 1e-38 in float32; exactly 0, identical rows, is fine), or all distances are 0
+    (checked for the training rows only: a query may lie as close to the centre as it likes).
 
     Parameters
     ----------
@@ -376,6 +379,8 @@ def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
         When the squared distances would overflow.
     """
     X64 = np.asarray(X, dtype=np.float64)
+    # queries are measured against the training rows, whose own spread was checked at fit
+    check_small = centre is None
     work = np.dtype(X.dtype if dtype is None else dtype)
     limit = np.finfo(work if work.kind == "f" else np.float64).max / 16
     with np.errstate(over="ignore", invalid="ignore"):
@@ -396,6 +401,14 @@ def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
             f"is {largest:.3g}, so squared distances between rows overflow {work.name} (rows "
             f"must lie within about {np.sqrt(limit):.1g} of the data's centre). Scale the "
             "data first, for example with sklearn.preprocessing.StandardScaler."
+        )
+    tiny = float(np.finfo(work if work.kind == "f" else np.float64).tiny)
+    if check_small and 0 < sq_norm < tiny:
+        raise ValueError(
+            f"{name} holds values too small to compute distances: the rows spread over only "
+            f"{np.sqrt(sq_norm):.3g} around their centre, so squared distances underflow "
+            f"{work.name} (below {tiny:.3g}) and every neighbour would tie. Scale the data "
+            "first, for example with sklearn.preprocessing.StandardScaler."
         )
     return centre
 
@@ -704,3 +717,43 @@ def validate_params(estimator):
 #: ``n_jobs``: None (all cores), a positive thread count, or -k (all but k - 1).
 N_JOBS = [Satisfies(lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool)
                     and v != 0, "a non-zero int"), None]
+
+
+def check_sparse_graph(graph, name="graph"):
+    """Validate a user-supplied sparse graph before any kernel walks it; return it as CSR.
+
+    A CSR matrix built from raw ``(data, indices, indptr)`` arrays is not checked by scipy,
+    and a kernel reading an out-of-range column index reads foreign memory.
+
+    Parameters
+    ----------
+    graph : scipy sparse matrix of shape (m, m)
+        Non-negative, finite edge lengths.
+    name : str
+        How the graph is called in the messages.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    import scipy.sparse
+
+    csr = scipy.sparse.csr_matrix(graph)
+    if csr.shape[0] != csr.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {csr.shape}.")
+    try:
+        csr.check_format(full_check=True)
+    except ValueError as exc:
+        raise ValueError(
+            f"{name} is not a valid CSR matrix ({exc}): its column indices must lie in "
+            f"[0, {csr.shape[1]}) and its indptr must be non-decreasing. Rebuild it, for "
+            "example with scipy.sparse.csr_matrix((data, (rows, cols)), shape=(m, m))."
+        ) from None
+    if csr.nnz and not np.isfinite(csr.data).all():
+        raise ValueError(
+            f"{name} has NaN or infinite edge lengths; store only finite lengths (a missing "
+            "edge is an entry that is not stored)."
+        )
+    if csr.nnz and (csr.data < 0).any():
+        raise ValueError(f"{name} has negative edge lengths; shortest paths need lengths >= 0.")
+    return csr

@@ -427,3 +427,45 @@ def test_radius_must_be_a_finite_non_negative_number(value):
         fastdr.radius_neighbors_graph(X, value)
     with pytest.raises(ValueError, match="radius must be"):
         fastdr.NearestNeighbors().fit(X).radius_neighbors(X, radius=value)
+
+
+# -- the same classes of failure elsewhere ---------------------------------------------------
+
+
+def test_tiny_values_whose_squares_underflow_are_refused():
+    import fastdr
+
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match="values too small to compute distances.*underflow "
+                                         "float32"):
+        fastdr.NearestNeighbors(n_neighbors=3).fit(X.astype(np.float32) * np.float32(1e-25))
+    with pytest.raises(ValueError, match="values too small to compute distances.*underflow "
+                                         "float64"):
+        fastdr.NearestNeighbors(n_neighbors=3).fit(X * 1e-160)
+    # identical rows (no spread at all) are legitimate, and so is a query at the centre
+    nn = fastdr.NearestNeighbors(n_neighbors=2).fit(X)
+    nn.kneighbors(X.mean(axis=0, keepdims=True) + 1e-160)
+    fastdr.NearestNeighbors(n_neighbors=2).fit(np.ones((5, 3))).kneighbors()
+
+
+def test_graph_with_out_of_range_indices_is_refused():
+    import scipy.sparse
+
+    from fastdr.manifold._geodesic import geodesic_distances
+
+    bad = scipy.sparse.csr_matrix((np.ones(3), np.array([1, 2, 50]), np.array([0, 1, 2, 3])),
+                                  shape=(3, 3))
+    with pytest.raises(ValueError, match=r"graph is not a valid CSR matrix .*column indices "
+                                         r"must lie in \[0, 3\)"):
+        geodesic_distances(bad)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_graph_with_nonfinite_lengths_is_refused(bad):
+    import scipy.sparse
+
+    from fastdr.manifold._geodesic import geodesic_distances
+
+    graph = scipy.sparse.csr_matrix(np.array([[0, bad, 1], [0, 0, 1], [1, 0, 0.0]]))
+    with pytest.raises(ValueError, match="graph has NaN or infinite edge lengths"):
+        geodesic_distances(graph)

@@ -20,7 +20,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from .._kernels import graph as graph_kernels
 from .._kernels.graph_build import permute_csr, symmetrize_csr
 from .._parallel import parallel_section
-from .._validation import check_dense_allocation, check_option
+from .._validation import check_dense_allocation, check_option, check_sparse_graph
 
 PATH_METHODS = ("auto", "dijkstra", "floyd")
 #: ``path_method="auto"`` uses Floyd-Warshall when the graph stores more than this share of
@@ -200,11 +200,7 @@ def geodesic_distances(graph, *, method="auto", dtype=np.float64, n_jobs=None):
         ``inf`` between nodes that are not connected.
     """
     check_option(method, "path_method", PATH_METHODS)
-    csr = scipy.sparse.csr_matrix(graph)
-    if csr.shape[0] != csr.shape[1]:
-        raise ValueError(f"graph must be square, got shape {csr.shape}.")
-    if csr.nnz and (csr.data < 0).any():
-        raise ValueError("graph has negative edge lengths; shortest paths need lengths >= 0.")
+    csr = check_sparse_graph(graph)
     sym = undirected(csr.indptr, csr.indices, csr.data, take_max=False, n_jobs=n_jobs)
     if method == "auto":
         method = choose_path_method(sym.n_nodes, sym.nnz)
