@@ -469,3 +469,24 @@ def test_graph_with_nonfinite_lengths_is_refused(bad):
     graph = scipy.sparse.csr_matrix(np.array([[0, bad, 1], [0, 0, 1], [1, 0, 0.0]]))
     with pytest.raises(ValueError, match="graph has NaN or infinite edge lengths"):
         geodesic_distances(graph)
+
+
+def test_regressor_targets_near_the_float64_limit_do_not_overflow():
+    X, _ = _blobs()
+    y = np.full(X.shape[0], 1.5e308)
+    y[::2] = -1.7e308
+    pred = make_estimator("KNeighborsRegressor", n_neighbors=3).fit(X, y).predict(X)
+    assert np.isfinite(pred).all()
+    assert np.abs(pred).max() <= 1.7e308
+
+
+@pytest.mark.parametrize("name", ["KNeighborsClassifier", "KNeighborsRegressor"])
+def test_subnormal_distances_and_huge_weights_give_finite_results(name):
+    X = np.zeros((6, 1))
+    X[:, 0] = [0.0, 5e-324, 1.0, 2.0, 3.0, 4.0]  # two points a subnormal distance apart
+    y = np.array([0, 1, 0, 1, 0, 1])
+    query = np.array([[1e-323]])
+    for weights in ("distance", lambda d: np.full(d.shape, 1e308)):
+        est = make_estimator(name, n_neighbors=3, weights=weights).fit(X, y.astype(float))
+        out = est.predict_proba(query) if name == "KNeighborsClassifier" else est.predict(query)
+        assert np.isfinite(out).all()
