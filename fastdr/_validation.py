@@ -156,9 +156,9 @@ def check_classification_targets(y, *, min_classes=2):
     except TypeError:
         kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
         raise ValueError(
-            f"y mixes label types that cannot be sorted together ({', '.join(kinds)}); "
-            "class labels must be of one type. Convert them, for example with "
-            "np.asarray(y).astype(str), or replace the None labels."
+            f"y holds class labels that cannot be sorted against each other (types: "
+            f"{', '.join(kinds)}); class labels must be of one sortable type. Convert them, "
+            "for example with np.asarray(y).astype(str), or replace the None labels."
         ) from None
     if classes.shape[0] < min_classes:
         raise ValueError(
@@ -213,7 +213,10 @@ def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):
             try:
                 y = y.astype(np.float64)
             except (TypeError, ValueError):
-                raise ValueError(f"y must be numeric, got dtype {y.dtype}.") from None
+                raise ValueError(
+                    f"y must be numeric, got dtype {y.dtype}. Pass numeric targets; for class "
+                    "labels use a classifier."
+                ) from None
         y = y.astype(np.float64, copy=False)
         check_finite(y, "y")
     elif y.dtype.kind == "f":

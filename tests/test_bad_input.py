@@ -371,7 +371,8 @@ def test_zero_mahalanobis_matrix_is_a_clear_error():
 def test_labels_mixing_none_and_str_are_a_clear_error():
     X, _ = _blobs()
     y = np.array(["a", None, "b"] * 20, dtype=object)
-    with pytest.raises(ValueError, match=r"y mixes label types .*\(NoneType, str\)"):
+    with pytest.raises(ValueError, match=r"y holds class labels that cannot be sorted against "
+                                         r"each other \(types: NoneType, str\)"):
         make_estimator("KNeighborsClassifier").fit(X, y)
 
 
@@ -490,3 +491,19 @@ def test_subnormal_distances_and_huge_weights_give_finite_results(name):
         est = make_estimator(name, n_neighbors=3, weights=weights).fit(X, y.astype(float))
         out = est.predict_proba(query) if name == "KNeighborsClassifier" else est.predict(query)
         assert np.isfinite(out).all()
+
+
+def test_huge_metric_is_named_as_the_cause():
+    import fastdr
+
+    X, _ = _blobs()
+    metric = fastdr.Mahalanobis(components=np.eye(3) * 1e200)
+    with pytest.raises(ValueError, match="^X mapped by the metric holds " + _TOO_LARGE):
+        fastdr.NearestNeighbors(metric=metric).fit(X)
+
+
+def test_string_targets_for_a_regressor_name_the_remedy():
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match="y must be numeric, got dtype <U1. Pass numeric "
+                                         "targets; for class labels use a classifier."):
+        make_estimator("KNeighborsRegressor").fit(X, np.array(["a"] * X.shape[0]))

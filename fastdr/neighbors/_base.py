@@ -56,10 +56,14 @@ class NeighborsBase(BaseEstimator):
         self._linear_map = linear_map
         self._squared = squared
         self._fit_X = apply_linear_map(X, linear_map)
-        self._centre = check_distance_magnitude(self._fit_X)
+        self._centre = check_distance_magnitude(self._fit_X, self._mapped_name())
         self._algorithm = _search.choose_algorithm(self.algorithm, self._fit_X.shape[1])
         self._tree = _search.build_tree(self._fit_X) if self._algorithm == "kd_tree" else None
         return X
+
+    def _mapped_name(self):
+        """How the searched points are called in errors: X, or X after the metric's map."""
+        return "X" if self._linear_map is None else "X mapped by the metric"
 
     def _query_points(self, X, method):
         check_is_fitted(self, "_fit_X")
@@ -68,7 +72,7 @@ class NeighborsBase(BaseEstimator):
         X = check_query(self, X, method)
         X = X.astype(self._fit_X.dtype, copy=False)
         Q = apply_linear_map(X, self._linear_map)
-        check_distance_magnitude(Q, centre=self._centre)
+        check_distance_magnitude(Q, self._mapped_name(), centre=self._centre)
         return Q
 
     def _check_k(self, k, self_query):
