@@ -2,10 +2,11 @@
 
 import numpy as np
 
+from ._distance_checks import check_distance_magnitude
 from ._kernels import distances as dist_kernels
 from ._metric import apply_linear_map, resolve_metric
 from ._parallel import parallel_section
-from ._validation import check_array, check_dense_allocation, check_distance_magnitude
+from ._validation import check_array, check_dense_allocation
 from .neighbors._search import GEMM_MIN_DIM, target_block
 
 # Values of |x - y|^2 below TOL * (|x - c|^2 + |y - c|^2) may have lost their digits to

@@ -17,10 +17,11 @@ import numpy as np
 import scipy.sparse
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+from .._distance_checks import check_sparse_graph
 from .._kernels import graph as graph_kernels
 from .._kernels.graph_build import permute_csr, symmetrize_csr
 from .._parallel import parallel_section
-from .._validation import check_dense_allocation, check_option, check_sparse_graph
+from .._validation import check_dense_allocation, check_option
 
 PATH_METHODS = ("auto", "dijkstra", "floyd")
 #: ``path_method="auto"`` uses Floyd-Warshall when the graph stores more than this share of

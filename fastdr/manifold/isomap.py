@@ -9,22 +9,17 @@ import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import SOLVERS, choose_solver
+from .._feature_names import record_feature_names
 from .._kernels.graph_build import geodesic_through_neighbours
 from .._kernels.mds_restore import restore_distances_inplace
 from .._parallel import parallel_section
+from .._params import N_JOBS, HasMethods, Interval, Satisfies, StrOptions, validate_params
 from .._validation import (
-    N_JOBS,
-    HasMethods,
-    Interval,
-    Satisfies,
-    StrOptions,
     check_array,
     check_dense_allocation,
     check_is_fitted,
     check_query,
     check_random_state,
-    record_feature_names,
-    validate_params,
 )
 from ..neighbors import KNeighborsRegressor, NearestNeighbors
 from . import _isomap_graph

@@ -17,19 +17,11 @@ from scipy.sparse.csgraph import connected_components
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import choose_solver, symmetric_eigenpairs
+from .._feature_names import record_feature_names
 from .._kernels import lle as lle_kernels
 from .._parallel import parallel_section
-from .._validation import (
-    N_JOBS,
-    Interval,
-    StrOptions,
-    check_array,
-    check_dense_allocation,
-    check_is_fitted,
-    check_query,
-    record_feature_names,
-    validate_params,
-)
+from .._params import N_JOBS, Interval, StrOptions, validate_params
+from .._validation import check_array, check_dense_allocation, check_is_fitted, check_query
 from ..neighbors import NearestNeighbors
 
 EIGEN_SOLVERS = ("auto", "arpack", "dense")

@@ -6,14 +6,13 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._base import TransformerMixin
+from .._distance_checks import check_distance_magnitude
 from .._eigen import fix_signs
 from .._metric import apply_linear_map
+from .._params import N_JOBS, Interval
 from .._validation import (
-    N_JOBS,
-    Interval,
     check_array,
     check_classification_targets,
-    check_distance_magnitude,
     check_is_fitted,
     check_n_features,
     check_query,

@@ -3,8 +3,10 @@
 import numpy as np
 
 from .._base import BaseEstimator
+from .._feature_names import record_feature_names
 from .._metric import mahalanobis_factor
-from .._validation import check_array, check_finite, record_feature_names, validate_params
+from .._params import validate_params
+from .._validation import check_array, check_finite
 from ._base import MahalanobisMixin
 
 

@@ -8,16 +8,11 @@ import numpy as np
 
 from .._base import BaseEstimator
 from .._blas import single_threaded_blas
+from .._distance_checks import check_distance_magnitude
+from .._feature_names import record_feature_names
 from .._kernels import mmc as mmc_kernels
-from .._validation import (
-    Interval,
-    StrOptions,
-    check_array,
-    check_distance_magnitude,
-    check_random_state,
-    record_feature_names,
-    validate_params,
-)
+from .._params import Interval, StrOptions, validate_params
+from .._validation import check_array, check_random_state
 from ..exceptions import ConvergenceWarning, compatible
 from ._base import (
     LEARNER_CONSTRAINTS,

@@ -8,16 +8,11 @@ import scipy.optimize
 
 from .._base import BaseEstimator
 from .._blas import single_threaded_blas
+from .._feature_names import record_feature_names
 from .._kernels import nca as nca_kernels
 from .._parallel import parallel_section
-from .._validation import (
-    Interval,
-    StrOptions,
-    check_array,
-    check_random_state,
-    record_feature_names,
-    validate_params,
-)
+from .._params import Interval, StrOptions, validate_params
+from .._validation import check_array, check_random_state
 from ..exceptions import ConvergenceWarning, compatible
 from ._base import LEARNER_CONSTRAINTS, MahalanobisMixin, check_labelled_data
 from ._progress import IterationLog

@@ -5,21 +5,11 @@ from numbers import Integral
 import numpy as np
 
 from .._base import BaseEstimator
+from .._distance_checks import check_distance_magnitude, check_neighbor_indices
+from .._feature_names import record_feature_names
 from .._metric import METRICS, apply_linear_map, resolve_metric
-from .._validation import (
-    N_JOBS,
-    Interval,
-    Satisfies,
-    StrOptions,
-    check_array,
-    check_distance_magnitude,
-    check_is_fitted,
-    check_neighbor_indices,
-    check_query,
-    check_scalar,
-    record_feature_names,
-    validate_params,
-)
+from .._params import N_JOBS, Interval, Satisfies, StrOptions, validate_params
+from .._validation import check_array, check_is_fitted, check_query, check_scalar
 from . import _search
 
 

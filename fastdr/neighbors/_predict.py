@@ -5,12 +5,8 @@ import numpy as np
 from .._base import ClassifierMixin, RegressorMixin
 from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
 from .._parallel import parallel_section
-from .._validation import (
-    StrOptions,
-    check_classification_targets,
-    check_is_fitted,
-    check_X_y,
-)
+from .._params import StrOptions
+from .._validation import check_classification_targets, check_is_fitted, check_X_y
 from ._base import NeighborsBase
 
 _WEIGHTS = ("uniform", "distance")

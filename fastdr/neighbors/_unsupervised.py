@@ -4,7 +4,8 @@ from numbers import Real
 
 import numpy as np
 
-from .._validation import Interval, check_option
+from .._params import Interval
+from .._validation import check_option
 from . import _search
 from ._base import NeighborsBase
 
