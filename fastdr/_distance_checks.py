@@ -8,6 +8,8 @@ a kernel reads through it.
 
 import numpy as np
 
+_BLOCK_ROWS = 8192  # rows converted to float64 at a time: the check needs O(block d) memory
+
 
 def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
     """Refuse values so large (or so small) that squared distances overflow (or underflow).
@@ -44,24 +46,18 @@ def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
     ValueError
         When the squared distances would overflow.
     """
-    X64 = np.asarray(X, dtype=np.float64)
+    X = np.asarray(X)
     # queries are measured against the training rows, whose own spread was checked at fit
     check_small = centre is None
     work = np.dtype(X.dtype if dtype is None else dtype)
     limit = np.finfo(work if work.kind == "f" else np.float64).max / 16
     with np.errstate(over="ignore", invalid="ignore"):
         if centre is None:
-            centre = X64.mean(axis=0) if X64.shape[0] else np.zeros(X64.shape[1])
-        # scale before squaring so that the norms themselves never overflow
-        shifted = X64 - centre
-        scale = np.abs(shifted).max() if shifted.size else 0.0
-        if np.isfinite(scale) and scale > 0:
-            unit = shifted / scale
-            sq_norm = float(np.einsum("ij,ij->i", unit, unit).max()) * scale * scale
-        else:
-            sq_norm = 0.0 if scale == 0 else np.inf
+            centre = (X.mean(axis=0, dtype=np.float64) if X.shape[0]
+                      else np.zeros(X.shape[1]))
+        sq_norm = _max_centred_sq_norm(X, centre)
     if not np.isfinite(centre).all() or not sq_norm <= limit:
-        largest = float(np.abs(X64).max()) if X64.size else 0.0
+        largest = float(np.abs(X).max()) if X.size else 0.0
         raise ValueError(
             f"{name} holds values too large to compute distances: the largest absolute value "
             f"is {largest:.3g}, so squared distances between rows overflow {work.name} (rows "
@@ -77,6 +73,22 @@ def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
             "first, for example with sklearn.preprocessing.StandardScaler."
         )
     return centre
+
+
+def _max_centred_sq_norm(X, centre):
+    """``max_i |x_i - centre|^2`` in float64 (inf when it overflows), O(block x d) memory."""
+    largest = 0.0
+    for start in range(0, X.shape[0], _BLOCK_ROWS):
+        shifted = np.asarray(X[start:start + _BLOCK_ROWS], dtype=np.float64) - centre
+        scale = float(np.abs(shifted).max()) if shifted.size else 0.0
+        if not np.isfinite(scale):
+            return np.inf
+        if scale > 0:
+            # scaled before squaring, so that the norms themselves never overflow
+            unit = shifted / scale
+            largest = max(largest, float(np.einsum("ij,ij->i", unit, unit).max())
+                          * scale * scale)
+    return largest
 
 
 def check_neighbor_indices(indices, distances, n_samples, what):
