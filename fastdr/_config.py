@@ -52,11 +52,14 @@ def _parse_bytes(text):
     try:
         value = float(text) * scale
     except ValueError:
+        value = float("nan")
+    if not (value == value and 0 < value < float("inf")):
         raise ValueError(
-            f"{_MEMORY_BUDGET_ENV}={os.environ.get(_MEMORY_BUDGET_ENV)!r} is not a size; "
-            "use a number of bytes such as 2000000000 or 2G."
-        ) from None
-    return int(value)
+            f"{_MEMORY_BUDGET_ENV}={os.environ.get(_MEMORY_BUDGET_ENV)!r} is not a usable "
+            "memory budget: it must be a positive, finite number of bytes, such as "
+            "2000000000 or 2G. Fix or unset the environment variable."
+        )
+    return max(1, int(value))
 
 
 def _available_memory():

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ._config import memory_budget
+from ._feature_names import check_feature_names
 from .exceptions import DataConversionWarning, MemoryBudgetError, NotFittedError, compatible
 
 FLOAT_DTYPES = (np.float64, np.float32)
@@ -62,7 +63,10 @@ def check_array(
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and other odd inputs
-        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+        raise ValueError(
+            f"{name} could not be converted to an array: {exc} Pass a rectangular array of "
+            "numbers: a numpy array, a DataFrame, or a list of rows of equal length."
+        ) from None
     if arr.dtype.kind in "OUSV":
         try:
             arr = arr.astype(np.float64)
@@ -142,7 +146,15 @@ def check_classification_targets(y, *, min_classes=2):
             "Unknown label type: continuous. Class labels must be discrete (ints, strings or "
             "integral floats); for a continuous target use a regressor."
         )
-    classes, codes = np.unique(y, return_inverse=True)
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in np.asarray(y, dtype=object).ravel()})
+        raise ValueError(
+            f"y holds class labels that cannot be sorted against each other (types: "
+            f"{', '.join(kinds)}); class labels must be of one sortable type. Convert them, "
+            "for example with np.asarray(y).astype(str), or replace the None labels."
+        ) from None
     if classes.shape[0] < min_classes:
         raise ValueError(
             f"y has {classes.shape[0]} class(es) ({classes[:5].tolist()}), but at least "
@@ -181,6 +193,11 @@ def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):
             f"y should be a 1-D array of targets, got shape {y.shape}."
             + (" For several outputs use a 2-D array." if multi_output else "")
         )
+    if y.dtype.kind == "c":
+        raise ValueError(
+            f"Complex data not supported: y is complex (dtype {y.dtype}). Pass y.real or "
+            "np.abs(y) as appropriate."
+        )
     if y.shape[0] != X.shape[0]:
         raise ValueError(
             f"X and y have inconsistent numbers of samples: X has {X.shape[0]}, "
@@ -191,7 +208,10 @@ def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):
             try:
                 y = y.astype(np.float64)
             except (TypeError, ValueError):
-                raise ValueError(f"y must be numeric, got dtype {y.dtype}.") from None
+                raise ValueError(
+                    f"y must be numeric, got dtype {y.dtype}. Pass numeric targets; for class "
+                    "labels use a classifier."
+                ) from None
         y = y.astype(np.float64, copy=False)
         check_finite(y, "y")
     elif y.dtype.kind == "f":
@@ -439,3 +459,31 @@ def check_random_state(seed):
     raise ValueError(
         f"random_state must be None, an int, or a numpy RandomState/Generator; got {seed!r}."
     )
+
+
+def check_query(estimator, X, method, *, name="X", **kwargs):
+    """Validate the input of a method of a fitted estimator (``transform``, ``predict``, ...).
+
+    Checks, in scikit-learn's order, the column names (:func:`check_feature_names`), the
+    array (:func:`check_array` with ``kwargs``) and the feature count
+    (:func:`check_n_features`).
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+    X : array-like
+    method : str
+        The method's name, for the messages.
+    name : str
+        How X is called in the messages.
+    **kwargs
+        Passed to :func:`check_array`.
+
+    Returns
+    -------
+    ndarray
+    """
+    check_feature_names(estimator, X)
+    arr = check_array(X, name=name, **kwargs)
+    check_n_features(estimator, arr, method)
+    return arr

@@ -29,7 +29,17 @@ class MemoryBudgetError(MemoryError):
     """
 
 
+class InvalidParameterError(ValueError, TypeError):
+    """Raised when a constructor parameter has a value or type it does not allow.
+
+    Derives from both ``ValueError`` and ``TypeError``, like scikit-learn's class of the same
+    name (which the raised class also derives from once scikit-learn is imported).
+    """
+
+
 _COMPATIBLE = {}
+# where scikit-learn keeps the classes that fastdr mirrors
+_SKLEARN_HOMES = ("sklearn.exceptions", "sklearn.utils._param_validation")
 
 
 def compatible(cls):
@@ -44,8 +54,11 @@ def compatible(cls):
     -------
     type
     """
-    sk_exceptions = sys.modules.get("sklearn.exceptions")
-    sk_cls = getattr(sk_exceptions, cls.__name__, None) if sk_exceptions else None
+    sk_cls = None
+    for home in _SKLEARN_HOMES:
+        sk_cls = getattr(sys.modules.get(home), cls.__name__, None)
+        if sk_cls is not None:
+            break
     if sk_cls is None:
         return cls
     if cls not in _COMPATIBLE:

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ._distance_checks import check_distance_magnitude
 from ._kernels import distances as dist_kernels
 from ._metric import apply_linear_map, resolve_metric
 from ._parallel import parallel_section
@@ -56,6 +57,7 @@ def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_j
     linear_map, squared = resolve_metric(metric, metric_params, X.shape[1])
     Q = apply_linear_map(X, linear_map)
     T = Q if Y is None else apply_linear_map(Y_arr, linear_map)
+    check_distance_magnitude(Q, centre=check_distance_magnitude(T, "X" if Y is None else "Y"))
     m, n = Q.shape[0], T.shape[0]
     check_dense_allocation((m, n), X.dtype, what=f"The {m} x {n} distance matrix",
                            alternative="Use float32 input, fewer rows, or "

@@ -140,5 +140,6 @@ def test_bad_n_jobs():
     from fastdr import NearestNeighbors
 
     X, _ = small_data()
-    with pytest.raises(ValueError, match="n_jobs=0 is not a thread count"):
+    with pytest.raises(ValueError, match=r"The 'n_jobs' parameter of NearestNeighbors must be "
+                                         r"a non-zero int or None\. Got 0 instead\."):
         NearestNeighbors(n_neighbors=3, n_jobs=0).fit(X).kneighbors()

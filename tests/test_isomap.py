@@ -1,5 +1,6 @@
 """Isomap against scikit-learn and the naive references: embeddings, policies, errors."""
 
+import re
 import warnings
 
 import numpy as np
@@ -11,6 +12,12 @@ from fastdr import Isomap
 from fastdr.manifold import _isomap_graph
 
 from . import reference
+
+
+def _invalid(param, allowed, got, est='Isomap'):
+    """fastdr's parameter-validation message, word for word, as a regex."""
+    return re.escape(f"The {param!r} parameter of {est} must be {allowed}. Got {got} "
+                     "instead.")
 
 
 def roll(m, seed=0, noise=0.0):
@@ -261,25 +268,44 @@ def test_sklearn_regressor_and_clone():
 @pytest.mark.parametrize("kwargs,error,match", [
     ({"n_neighbors": 5, "radius": 1.0}, ValueError,
      r"Both n_neighbors=5 and radius=1.0 were given.*pass only one"),
-    ({"radius": 0.0}, ValueError, "radius must be > 0, got 0.0"),
-    ({"n_neighbors": 0}, ValueError, "n_neighbors must be >= 1, got 0"),
+    ({"radius": 0.0}, ValueError, _invalid('radius',
+                                           'a float in the range (0, inf) or None',
+                                           '0.0')),
+    ({"n_neighbors": 0}, ValueError, _invalid('n_neighbors',
+                                              'an int in the range [1, inf) or None',
+                                              '0')),
     ({"n_neighbors": 300}, ValueError,
      r"n_neighbors=300 must be smaller than the number of samples \(300\).*<= 299"),
-    ({"n_components": 0}, ValueError, "n_components must be >= 1, got 0"),
-    ({"path_method": "bellman"}, ValueError, "path_method must be one of 'auto', 'dijkstra'"),
-    ({"eigen_solver": "qr"}, ValueError, "eigen_solver must be one of"),
+    ({"n_components": 0}, ValueError, _invalid('n_components',
+                                               'an int in the range [1, inf)',
+                                               '0')),
+    ({"path_method": "bellman"}, ValueError, _invalid('path_method',
+                                                      "a str among {'auto', 'dijkstra', 'floyd'}",
+                                                      "'bellman'")),
+    ({"eigen_solver": "qr"}, ValueError, _invalid('eigen_solver',
+                                                  "a str among {'auto', 'dense', "
+                                                  "'arpack', 'lobpcg', 'randomized'}",
+                                                  "'qr'")),
     ({"on_disconnected": "drop"}, ValueError,
-     "on_disconnected must be one of 'raise', 'connect', 'largest'"),
+     _invalid('on_disconnected', "a str among {'raise', 'connect', 'largest'}", "'drop'")),
     ({"out_of_sample": "nystrom"}, ValueError,
-     "out_of_sample must be one of 'geodesic', 'regressor'"),
-    ({"landmark_method": "kmeans"}, ValueError, "landmark_method must be one of"),
-    ({"n_landmarks": 2.5}, TypeError, "n_landmarks must be an int"),
+     _invalid('out_of_sample', "a str among {'geodesic', 'regressor'}", "'nystrom'")),
+    ({"landmark_method": "kmeans"}, ValueError, _invalid('landmark_method',
+                                                         "a str among {'random', 'maxmin'}",
+                                                         "'kmeans'")),
+    ({"n_landmarks": 2.5}, TypeError, _invalid('n_landmarks',
+                                               'an int in the range [1, inf) or None',
+                                               '2.5')),
     ({"n_landmarks": 500}, ValueError, r"n_landmarks=500 is larger than the number of embedded"),
     ({"n_components": 61, "n_landmarks": 60}, ValueError,
      r"n_components=61 is larger than n_landmarks \(60\)"),
     ({"n_components": 301}, ValueError, r"larger than the number of embedded points \(300\)"),
-    ({"dtype": np.int32}, ValueError, "dtype must be None, np.float32 or np.float64"),
-    ({"regressor": object()}, TypeError, "regressor must have fit and predict methods"),
+    ({"dtype": np.int32}, ValueError, _invalid('dtype',
+                                               'np.float32, np.float64 or None',
+                                               "<class 'numpy.int32'>")),
+    ({"regressor": 3}, TypeError, _invalid('regressor',
+                                           "an object implementing 'fit' and 'predict' or None",
+                                           '3')),
 ])
 def test_bad_parameters(kwargs, error, match):
     with pytest.raises(error, match=match):

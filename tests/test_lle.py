@@ -1,3 +1,4 @@
+import re
 import warnings
 
 import numpy as np
@@ -12,6 +13,12 @@ from fastdr._kernels import lle as lle_kernels
 from fastdr.manifold.lle import barycenter_weights, lle_matrix
 
 from . import reference
+
+
+def _invalid(param, allowed, got, est='LocallyLinearEmbedding'):
+    """fastdr's parameter-validation message, word for word, as a regex."""
+    return re.escape(f"The {param!r} parameter of {est} must be {allowed}. Got {got} "
+                     "instead.")
 
 
 def _swiss_roll(m, seed=0):
@@ -319,15 +326,26 @@ def test_transform_checks_fitted_and_feature_count():
 
 
 @pytest.mark.parametrize("params,error,match", [
-    ({"n_neighbors": 2.5}, TypeError, "n_neighbors must be an int"),
-    ({"n_neighbors": 0}, ValueError, "n_neighbors must be >= 1"),
-    ({"n_components": 0}, ValueError, "n_components must be >= 1"),
-    ({"reg": -1.0}, ValueError, "reg must be >= 0"),
-    ({"eigen_solver": "lapack"}, ValueError, "eigen_solver must be one of 'auto', 'arpack'"),
-    ({"tol": -1.0}, ValueError, "tol must be >= 0"),
-    ({"max_iter": 0}, ValueError, "max_iter must be >= 1"),
-    ({"random_state": "seed"}, ValueError, "random_state must be None, an int"),
-    ({"n_jobs": 0}, ValueError, "n_jobs=0 is not a thread count"),
+    ({"n_neighbors": 2.5}, TypeError, _invalid('n_neighbors',
+                                               'an int in the range [1, inf)',
+                                               '2.5')),
+    ({"n_neighbors": 0}, ValueError, _invalid('n_neighbors', 'an int in the range [1, inf)', '0')),
+    ({"n_components": 0}, ValueError, _invalid('n_components',
+                                               'an int in the range [1, inf)',
+                                               '0')),
+    ({"reg": -1.0}, ValueError, _invalid('reg', 'a float in the range [0, inf)', '-1.0')),
+    ({"eigen_solver": "lapack"}, ValueError, _invalid('eigen_solver',
+                                                      "a str among {'auto', 'arpack', 'dense'}",
+                                                      "'lapack'")),
+    ({"tol": -1.0}, ValueError, _invalid('tol', 'a float in the range [0, inf)', '-1.0')),
+    ({"max_iter": 0}, ValueError, _invalid('max_iter',
+                                           'an int in the range [1, inf) or None',
+                                           '0')),
+    ({"random_state": "seed"}, ValueError, _invalid('random_state',
+                                                    'an int, a numpy RandomState '
+                                                    'or Generator, or None',
+                                                    "'seed'")),
+    ({"n_jobs": 0}, ValueError, _invalid('n_jobs', 'a non-zero int or None', '0')),
 ])
 def test_bad_parameters(params, error, match):
     X = np.random.default_rng(0).standard_normal((30, 3))

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 import scipy.optimize
@@ -13,6 +15,13 @@ from fastdr.metric_learning._mmc_solvers import FeasibleProjection
 from . import reference
 
 pytestmark = pytest.mark.filterwarnings("ignore::fastdr.exceptions.ConvergenceWarning")
+
+
+
+def _invalid(param, allowed, got, est='MMC_Supervised'):
+    """fastdr's parameter-validation message, word for word, as a regex."""
+    return re.escape(f"The {param!r} parameter of {est} must be {allowed}. Got {got} "
+                     "instead.")
 
 
 def _pairs(rng, m, n):
@@ -412,13 +421,19 @@ def test_bad_fit_calls_and_degenerate_pairs(rng):
 
 
 @pytest.mark.parametrize("params,error,match", [
-    ({"init": "svd"}, ValueError, "init must be one of"),
+    ({"init": "svd"}, ValueError, _invalid('init',
+                                           "a str among {'identity', 'covariance', 'random'}"
+                                           " or an array-like",
+                                           "'svd'")),
     ({"init": np.eye(3)}, ValueError, r"init must be a 5 x 5 matrix"),
     ({"init": -np.eye(5)}, ValueError, "init must be a symmetric positive semidefinite"),
-    ({"max_iter": 0}, ValueError, "max_iter must be >= 1"),
-    ({"max_proj": 0}, ValueError, "max_proj must be >= 1"),
-    ({"diagonal": "yes"}, TypeError, "diagonal must be True or False"),
-    ({"n_constraints": 0}, ValueError, "n_constraints must be >= 1"),
+    ({"max_iter": 0}, ValueError, _invalid('max_iter', 'an int in the range [1, inf)', '0')),
+    ({"max_proj": 0}, ValueError, _invalid('max_proj', 'an int in the range [1, inf)', '0')),
+    ({"diagonal": "yes"}, TypeError, _invalid('diagonal', 'a bool', "'yes'")),
+    ({"n_constraints": 0}, ValueError, _invalid('n_constraints',
+                                                'an int in the range [1, inf) or None',
+                                                '0')),
+    ({"n_jobs": 0}, ValueError, _invalid('n_jobs', 'a non-zero int or None', '0')),
 ])
 def test_bad_parameters(rng, params, error, match):
     X, y = _informative(rng, m=40, noise_dims=4)
@@ -433,3 +448,23 @@ def test_transform_checks_fitted_and_feature_count(rng):
     mmc = MMC_Supervised(max_iter=3).fit(X, y)
     with pytest.raises(ValueError, match="X has 4 features, but MMC_Supervised is expecting 5"):
         mmc.transform(X[:, :4])
+
+
+def test_n_jobs_reaches_the_pair_kernels(rng, monkeypatch):
+    from fastdr.metric_learning import _mmc_solvers
+
+    X, y = _informative(rng, m=40)
+    seen = []
+    real = _mmc_solvers.parallel_section
+
+    def spy(n_jobs):
+        seen.append(n_jobs)
+        return real(n_jobs)
+
+    monkeypatch.setattr(_mmc_solvers, "parallel_section", spy)
+    one = MMC_Supervised(max_iter=5, random_state=0, n_jobs=1).fit(X, y)
+    assert seen and set(seen) == {1}
+    seen.clear()
+    every = MMC_Supervised(max_iter=5, random_state=0).fit(X, y)
+    assert seen and set(seen) == {None}
+    np.testing.assert_array_equal(one.components_, every.components_)

@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 import textwrap
@@ -16,6 +17,13 @@ from fastdr.metric_learning._nca import nca_objective_gradient
 from . import reference
 
 pytestmark = pytest.mark.filterwarnings("ignore::fastdr.exceptions.ConvergenceWarning")
+
+
+
+def _invalid(param, allowed, got, est='NeighborhoodComponentsAnalysis'):
+    """fastdr's parameter-validation message, word for word, as a regex."""
+    return re.escape(f"The {param!r} parameter of {est} must be {allowed}. Got {got} "
+                     "instead.")
 
 
 def _problem(rng, m=60, d=5, r=3, n_classes=3, scale=0.7):
@@ -384,13 +392,23 @@ def test_n_components_larger_than_d_is_rejected(rng):
 
 
 @pytest.mark.parametrize("params,error,match", [
-    ({"init": "svd"}, ValueError, "init must be one of"),
-    ({"optimizer": "adam"}, ValueError, "optimizer must be one of"),
-    ({"max_iter": 0}, ValueError, "max_iter must be >= 1"),
-    ({"tol": -1.0}, ValueError, "tol must be >= 0"),
-    ({"batch_size": 0}, ValueError, "batch_size must be >= 1"),
-    ({"learning_rate": 0.0}, ValueError, "learning_rate must be > 0"),
-    ({"callback": 3}, ValueError, "callback must be callable"),
+    ({"init": "svd"}, ValueError, _invalid('init',
+                                           "a str among {'auto', 'pca', 'lda', "
+                                           "'identity', 'random'}"
+                                           " or an array-like",
+                                           "'svd'")),
+    ({"optimizer": "adam"}, ValueError, _invalid('optimizer',
+                                                 "a str among {'lbfgs', 'sgd'}",
+                                                 "'adam'")),
+    ({"max_iter": 0}, ValueError, _invalid('max_iter', 'an int in the range [1, inf)', '0')),
+    ({"tol": -1.0}, ValueError, _invalid('tol', 'a float in the range [0, inf)', '-1.0')),
+    ({"batch_size": 0}, ValueError, _invalid('batch_size',
+                                             'an int in the range [1, inf) or None',
+                                             '0')),
+    ({"learning_rate": 0.0}, ValueError, _invalid('learning_rate',
+                                                  'a float in the range (0, inf) or None',
+                                                  '0.0')),
+    ({"callback": 3}, ValueError, _invalid('callback', 'a callable or None', '3')),
     ({"init": np.eye(3, 4)}, ValueError, "init has 4 columns, but X has 5 features"),
     ({"init": np.eye(3, 5), "n_components": 2}, ValueError, "init has 3 rows, but n_comp"),
     ({"init": np.eye(6, 5)}, ValueError, "init has 6 rows, more than n_features=5"),

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,13 @@ from . import reference
 
 DIMS = [2, 3, 20, 100]
 DTYPES = [(np.float64, 1e-10), (np.float32, 1e-5)]
+
+
+
+def _invalid(param, allowed, got, est='NearestNeighbors'):
+    """fastdr's parameter-validation message, word for word, as a regex."""
+    return re.escape(f"The {param!r} parameter of {est} must be {allowed}. Got {got} "
+                     "instead.")
 
 
 def _data(rng, m, d, dtype):
@@ -227,7 +236,9 @@ def test_empty_and_1d_x():
 
 def test_n_neighbors_checks():
     X = np.random.default_rng(1).standard_normal((5, 2))
-    with pytest.raises(ValueError, match="n_neighbors must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=_invalid('n_neighbors',
+                                                  'an int in the range [1, inf)',
+                                                  '0')):
         NearestNeighbors(n_neighbors=0).fit(X)
     nn = NearestNeighbors(n_neighbors=5).fit(X)
     with pytest.raises(ValueError, match="n_neighbors=5 must be smaller than the number of "
@@ -235,7 +246,9 @@ def test_n_neighbors_checks():
         nn.kneighbors()
     with pytest.raises(ValueError, match=r"n_neighbors=6 is larger than the number of training"):
         nn.kneighbors(X, n_neighbors=6)
-    with pytest.raises(TypeError, match="n_neighbors must be an int"):
+    with pytest.raises(TypeError, match=_invalid('n_neighbors',
+                                                 'an int in the range [1, inf)',
+                                                 '2.5')):
         NearestNeighbors(n_neighbors=2.5).fit(X)
 
 
@@ -270,9 +283,15 @@ def test_predict_before_fit():
 
 
 def test_bad_weights_and_algorithm():
-    with pytest.raises(ValueError, match="weights must be 'uniform', 'distance' or a callable"):
+    with pytest.raises(ValueError, match=_invalid('weights',
+                                                  "a str among {'uniform', 'distance'}"
+                                                  " or a callable",
+                                                  "'cubic'",
+                                                  est="KNeighborsClassifier")):
         KNeighborsClassifier(weights="cubic").fit(np.ones((4, 2)), [0, 1, 0, 1])
-    with pytest.raises(ValueError, match="algorithm must be one of"):
+    with pytest.raises(ValueError, match=_invalid('algorithm',
+                                                  "a str among {'auto', 'brute', 'kd_tree'}",
+                                                  "'ball_tree'")):
         NearestNeighbors(algorithm="ball_tree").fit(np.ones((4, 2)))
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+from .._distance_checks import check_sparse_graph
 from .._kernels import graph as graph_kernels
 from .._kernels.graph_build import permute_csr, symmetrize_csr
 from .._parallel import parallel_section
@@ -211,11 +212,7 @@ def geodesic_distances(graph, *, method="auto", dtype=np.float64, n_jobs=None):
         ``inf`` between nodes that are not connected.
     """
     check_option(method, "path_method", PATH_METHODS)
-    csr = scipy.sparse.csr_matrix(graph)
-    if csr.shape[0] != csr.shape[1]:
-        raise ValueError(f"graph must be square, got shape {csr.shape}.")
-    if csr.nnz and (csr.data < 0).any():
-        raise ValueError("graph has negative edge lengths; shortest paths need lengths >= 0.")
+    csr = check_sparse_graph(graph)
     sym = undirected(csr.indptr, csr.indices, csr.data, take_max=False, n_jobs=n_jobs)
     if method == "auto":
         method = choose_path_method(sym.n_nodes, sym.nnz)

@@ -65,6 +65,7 @@ def fit_landmarks(graph, n_landmarks, *, method, rng, n_components, eigen_solver
         first = int(rng.randint(m))
         columns, sources = maxmin_columns(local, n_landmarks, rank[first], dtype=dtype)
         landmarks = order[sources]
+    check_geodesic_scale(columns, np.float64)
     log.done(f"landmark shortest paths ({method}, L={n_landmarks})")
     block = np.array(columns[rank[landmarks]], dtype=np.float64)
     block = 0.5 * (block + block.T)  # the two Dijkstra runs may differ in the last bit
@@ -88,3 +89,17 @@ def triangulate_rows(distances, sq_means, vectors, eigenvalues):
         block = np.asarray(distances[r0:r0 + step], dtype=np.float64)
         out[r0:r0 + step] = triangulate(block * block, sq_means, vectors, eigenvalues)
     return out
+
+
+def check_geodesic_scale(D, dtype):
+    """Refuse geodesic distances whose squares overflow ``dtype`` in classical MDS."""
+    largest = float(np.max(D)) if D.size else 0.0
+    limit = float(np.finfo(dtype).max) / 16
+    if not largest * largest <= limit:
+        raise ValueError(
+            f"The geodesic distances reach {largest:.3g}, so their squares overflow "
+            f"{np.dtype(dtype).name} in classical MDS (the largest usable distance is about "
+            f"{np.sqrt(limit):.1g}). Scale the data first, for example with "
+            "sklearn.preprocessing.StandardScaler"
+            + (", or use dtype=np.float64." if np.dtype(dtype) == np.float32 else ".")
+        )

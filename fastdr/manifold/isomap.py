@@ -3,27 +3,28 @@ classical MDS, with landmarks (de Silva and Tenenbaum, 2003) for large m."""
 
 import copy
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import SOLVERS
+from .._feature_names import record_feature_names
 from .._kernels.graph_build import geodesic_through_neighbours
 from .._kernels.mds_restore import restore_distances_inplace
 from .._parallel import parallel_section
+from .._params import N_JOBS, VERBOSE, HasMethods, Interval, Satisfies, StrOptions, validate_params
 from .._progress import StageLog
 from .._validation import (
     check_array,
     check_is_fitted,
-    check_n_features,
-    check_option,
+    check_query,
     check_random_state,
-    check_scalar,
 )
 from ..neighbors import KNeighborsRegressor, NearestNeighbors
 from . import _isomap_graph
 from ._geodesic import PATH_METHODS, all_pairs, choose_path_method
-from ._landmarks import LANDMARK_METHODS, fit_landmarks
+from ._landmarks import LANDMARK_METHODS, check_geodesic_scale, fit_landmarks
 from ._mds_core import embed_from_distances, triangulate
 
 OUT_OF_SAMPLE = ("geodesic", "regressor")
@@ -119,6 +120,24 @@ class Isomap(TransformerMixin, BaseEstimator):
     distance). Landmark Isomap keeps an m x L matrix and never anything m x m.
     """
 
+    _parameter_constraints = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), None],
+        "radius": [Interval(Real, 0, None, closed="neither"), None],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "path_method": [StrOptions(PATH_METHODS)],
+        "eigen_solver": [StrOptions(SOLVERS)],
+        "on_disconnected": [StrOptions(_isomap_graph.POLICIES)],
+        "out_of_sample": [StrOptions(OUT_OF_SAMPLE)],
+        "regressor": [HasMethods(("fit", "predict")), None],
+        "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
+        "landmark_method": [StrOptions(LANDMARK_METHODS)],
+        "random_state": ["random_state"],
+        "dtype": [Satisfies(lambda v: _float_dtype(v) is not None, "np.float32, np.float64"),
+                  None],
+        "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
+    }
+
     def __init__(self, *, n_neighbors=None, radius=None, n_components=2, path_method="auto",
                  eigen_solver="auto", on_disconnected="raise", out_of_sample="geodesic",
                  regressor=None, n_landmarks=None, landmark_method="random",
@@ -171,6 +190,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         return self.embedding_
 
     def _check_params(self, X):
+        validate_params(self)
         if self.n_neighbors is not None and self.radius is not None:
             raise ValueError(
                 f"Both n_neighbors={self.n_neighbors!r} and radius={self.radius!r} were given. "
@@ -178,38 +198,15 @@ class Isomap(TransformerMixin, BaseEstimator):
                 "pass only one of them."
             )
         if self.radius is not None:
-            check_scalar(self.radius, "radius", "real", min_value=0, include_min=False)
             n_neighbors = None
         else:
             n_neighbors = DEFAULT_N_NEIGHBORS if self.n_neighbors is None else self.n_neighbors
-            check_scalar(n_neighbors, "n_neighbors", "int", min_value=1)
-        check_scalar(self.n_components, "n_components", "int", min_value=1)
-        check_option(self.path_method, "path_method", PATH_METHODS)
-        check_option(self.eigen_solver, "eigen_solver", SOLVERS)
-        check_option(self.on_disconnected, "on_disconnected", _isomap_graph.POLICIES)
-        check_option(self.out_of_sample, "out_of_sample", OUT_OF_SAMPLE)
-        check_option(self.landmark_method, "landmark_method", LANDMARK_METHODS)
-        check_scalar(self.n_landmarks, "n_landmarks", "int", min_value=1, allow_none=True)
-        if self.regressor is not None and not (hasattr(self.regressor, "fit")
-                                               and hasattr(self.regressor, "predict")):
-            raise TypeError(
-                f"regressor must have fit and predict methods; got {self.regressor!r}."
-            )
-        if self.dtype is None:
-            dtype = X.dtype
-        else:
-            try:
-                dtype = np.dtype(self.dtype)
-            except TypeError:
-                dtype = None
-            if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-                raise ValueError(
-                    f"dtype must be None, np.float32 or np.float64; got {self.dtype!r}."
-                )
+        dtype = X.dtype if self.dtype is None else np.dtype(self.dtype)
         return n_neighbors, np.dtype(dtype)
 
     def _fit(self, X):
         log = StageLog(type(self).__name__, self.verbose)
+        record_feature_names(self, X)
         X = check_array(X, min_samples=2)
         n_neighbors, dtype = self._check_params(X)
         m = X.shape[0]
@@ -291,6 +288,7 @@ class Isomap(TransformerMixin, BaseEstimator):
             what="Isomap's m x m geodesic distance matrix",
             alternative="Use n_landmarks=L (Landmark Isomap keeps an m x L matrix instead), "
                         "or dtype=np.float32 to halve it.", progress=log)
+        check_geodesic_scale(D, dtype)
         log.done(f"shortest paths ({method}, {m} x {m})")
         # the eigen pipeline checks LAPACK's work copy against the memory budget (D itself
         # must survive: the geodesic distances are restored from B afterwards)
@@ -345,8 +343,7 @@ class Isomap(TransformerMixin, BaseEstimator):
             In the dtype of ``embedding_``.
         """
         check_is_fitted(self, "embedding_")
-        X = check_array(X)
-        check_n_features(self, X, "transform")
+        X = check_query(self, X, "transform")
         out_dtype = self.embedding_.dtype
         if self.out_of_sample == "regressor":
             return np.asarray(self.regressor_.predict(X), dtype=out_dtype).reshape(
@@ -412,3 +409,12 @@ class Isomap(TransformerMixin, BaseEstimator):
 
     def _fastdr_tags(self):
         return {"transformer_tags.preserves_dtype": ["float64", "float32"]}
+
+
+def _float_dtype(value):
+    """``np.dtype(value)`` when it is float32 or float64, else None."""
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        return None
+    return dtype if dtype in (np.float32, np.float64) else None

@@ -9,6 +9,7 @@ layout of W and the race-free assembly of M.
 """
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse
@@ -16,17 +17,12 @@ from scipy.sparse.csgraph import connected_components
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import plan_solve, spectral_pairs
+from .._feature_names import record_feature_names
 from .._kernels import lle as lle_kernels
 from .._parallel import parallel_section
+from .._params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
 from .._progress import StageLog
-from .._validation import (
-    check_array,
-    check_is_fitted,
-    check_n_features,
-    check_option,
-    check_random_state,
-    check_scalar,
-)
+from .._validation import check_array, check_is_fitted, check_query
 from ..neighbors import NearestNeighbors
 
 EIGEN_SOLVERS = ("auto", "arpack", "dense")
@@ -172,9 +168,20 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
+    _parameter_constraints = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "reg": [Interval(Real, 0, None, closed="left")],
+        "eigen_solver": [StrOptions(EIGEN_SOLVERS)],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
+    }
+
     def _check_params(self):
-        check_scalar(self.n_neighbors, "n_neighbors", "int", min_value=1)
-        check_scalar(self.n_components, "n_components", "int", min_value=1)
+        validate_params(self)
         if self.n_components >= self.n_neighbors:
             raise ValueError(
                 f"n_components={self.n_components} must be smaller than "
@@ -182,11 +189,6 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
                 f"n_neighbors - 1 directions. Use n_neighbors >= {self.n_components + 1} or "
                 "fewer components."
             )
-        check_scalar(self.reg, "reg", "real", min_value=0)
-        check_option(self.eigen_solver, "eigen_solver", EIGEN_SOLVERS)
-        check_scalar(self.tol, "tol", "real", min_value=0)
-        check_scalar(self.max_iter, "max_iter", "int", min_value=1, allow_none=True)
-        check_random_state(self.random_state)
 
     def fit(self, X, y=None):
         """Compute the embedding of X.
@@ -202,6 +204,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         """
         log = StageLog(type(self).__name__, self.verbose)
         self._check_params()
+        record_feature_names(self, X)
         X = check_array(X)
         m = X.shape[0]
         k = self.n_neighbors
@@ -251,7 +254,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components)
         """
-        return self._wrap_output(self.fit(X).embedding_, X)
+        return self.fit(X).embedding_
 
     def transform(self, X):
         """Embed new samples by their barycentric weights on the training points.
@@ -269,8 +272,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         ndarray of shape (n_queries, n_components)
         """
         check_is_fitted(self, "embedding_")
-        Q = check_array(X)
-        check_n_features(self, Q, "transform")
+        Q = check_query(self, X, "transform")
         T = self.nbrs_._fit_X
         Q = Q.astype(T.dtype, copy=False)
         indices = self.nbrs_.kneighbors(Q, return_distance=False)
@@ -278,7 +280,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         _warn_if_retried(n_retried, Q.shape[0], self.reg)
         with parallel_section(self.n_jobs):
             Z = lle_kernels.weighted_rows(weights, indices, self.embedding_)
-        return self._wrap_output(Z.astype(self.embedding_.dtype, copy=False), X)
+        return Z.astype(self.embedding_.dtype, copy=False)
 
 
 def locally_linear_embedding(X, *, n_neighbors, n_components, reg=1e-3, eigen_solver="auto",

@@ -1,11 +1,33 @@
-"""What every Mahalanobis metric shares: ``M = P^T P``, ``transform``, ``pairwise``."""
+"""What every Mahalanobis metric shares: ``M = P^T P``, ``transform``, ``pairwise``, and
+the parameter and input checks of the learners."""
+
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._base import TransformerMixin
+from .._distance_checks import check_distance_magnitude
 from .._eigen import spectral_pairs
 from .._metric import apply_linear_map
-from .._validation import check_array, check_is_fitted, check_n_features
+from .._params import N_JOBS, Interval
+from .._validation import (
+    check_array,
+    check_classification_targets,
+    check_is_fitted,
+    check_n_features,
+    check_query,
+    check_X_y,
+)
+
+#: Parameters that NCA and MMC share, with their constraints (see ``validate_params``).
+LEARNER_CONSTRAINTS = {
+    "n_components": [Interval(Integral, 1, None, closed="left"), None],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": [Interval(Integral, 0, None, closed="left"), "boolean"],
+    "n_jobs": N_JOBS,
+}
 
 
 class MahalanobisMixin(TransformerMixin):
@@ -15,6 +37,16 @@ class MahalanobisMixin(TransformerMixin):
     ``X P^T``, so Euclidean geometry on the transformed data is the Mahalanobis geometry on
     X. Any fitted instance plugs into fastdr's neighbours as ``metric=instance``.
     """
+
+    #: whether ``fit`` saw X (and so recorded its column names); Mahalanobis needs no fit
+    _fit_saw_X = True
+
+    def _check_query(self, X, method, name="X"):
+        if self._fit_saw_X:
+            return check_query(self, X, method, name=name)
+        arr = check_array(X, name=name)
+        check_n_features(self, arr, method)
+        return arr
 
     def get_mahalanobis_matrix(self):
         """The Mahalanobis matrix ``M = P^T P``.
@@ -42,9 +74,8 @@ class MahalanobisMixin(TransformerMixin):
             ``components_``.
         """
         check_is_fitted(self, "components_")
-        X_arr = check_array(X)
-        check_n_features(self, X_arr, "transform")
-        return self._wrap_output(apply_linear_map(X_arr, self.components_), X)
+        X_arr = self._check_query(X, "transform")
+        return apply_linear_map(X_arr, self.components_)
 
     def pairwise(self, X, Y=None, *, n_jobs=None):
         """Mahalanobis distances between the rows of X and of Y (or of X).
@@ -69,12 +100,45 @@ class MahalanobisMixin(TransformerMixin):
         from ..pairwise import pairwise_distances
 
         check_is_fitted(self, "components_")
-        X_arr = check_array(X)
-        check_n_features(self, X_arr, "pairwise")
+        X_arr = self._check_query(X, "pairwise")
         if Y is not None:
-            Y = check_array(Y, name="Y")
-            check_n_features(self, Y, "pairwise")
+            Y = self._check_query(Y, "pairwise", name="Y")
         return pairwise_distances(X_arr, Y, metric=self, n_jobs=n_jobs)
+
+
+def check_labelled_data(X, y, learner, needs=""):
+    """The input checks every supervised metric learner shares.
+
+    X must be finite, of at least two rows, with values small enough for squared distances;
+    y must hold at least two classes.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    learner : str
+        The learner's name, for the messages.
+    needs : str
+        Why two classes are needed, appended to "needs at least 2 classes".
+
+    Returns
+    -------
+    X : ndarray
+    classes : ndarray
+        Sorted class labels.
+    codes : ndarray of int64
+        Each row's index into ``classes``.
+    """
+    X, y = check_X_y(X, y, min_samples=2)
+    check_distance_magnitude(X)
+    classes, codes = check_classification_targets(y, min_classes=1)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{learner} needs at least 2 classes{needs}; y has a single class "
+            f"({classes[0].tolist()!r}). "
+            "Pass labels of two or more classes."
+        )
+    return X, classes, codes
 
 
 def components_from_psd(M, n_components=None):

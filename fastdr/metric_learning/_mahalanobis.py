@@ -3,7 +3,9 @@
 import numpy as np
 
 from .._base import BaseEstimator
+from .._feature_names import record_feature_names
 from .._metric import mahalanobis_factor
+from .._params import validate_params
 from .._validation import check_array, check_finite
 from ._base import MahalanobisMixin
 
@@ -45,6 +47,13 @@ class Mahalanobis(MahalanobisMixin, BaseEstimator):
     array([[2.23606798]])
     """
 
+    _fit_saw_X = False  # column names are checked only once fit has seen X
+    _parameter_constraints = {
+        "M": ["array-like", None],
+        "components": ["array-like", None],
+        "weights": ["array-like", None],
+    }
+
     def __init__(self, *, M=None, components=None, weights=None):
         self.M = M
         self.components = components
@@ -64,6 +73,8 @@ class Mahalanobis(MahalanobisMixin, BaseEstimator):
         """
         P = self._factor()
         if X is not None:
+            record_feature_names(self, X)
+            self._fit_saw_X = True
             X = check_array(X)
             if X.shape[1] != P.shape[1]:
                 raise ValueError(
@@ -109,6 +120,7 @@ class Mahalanobis(MahalanobisMixin, BaseEstimator):
         return P
 
     def _validate_factor(self):
+        validate_params(self)
         given = [name for name in ("M", "components", "weights")
                  if getattr(self, name) is not None]
         if len(given) != 1:

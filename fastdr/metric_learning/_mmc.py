@@ -2,25 +2,28 @@
 
 import contextlib
 import warnings
+from numbers import Integral
 
 import numpy as np
 
 from .._base import BaseEstimator
 from .._blas import single_threaded_blas
+from .._distance_checks import check_distance_magnitude
+from .._feature_names import record_feature_names
 from .._kernels import mmc as mmc_kernels
+from .._params import Interval, StrOptions, validate_params
 from .._progress import IterationLog
-from .._validation import (
-    check_array,
-    check_classification_targets,
-    check_option,
-    check_random_state,
-    check_scalar,
-    check_X_y,
-)
+from .._validation import check_array, check_random_state
 from ..exceptions import ConvergenceWarning, compatible
-from ._base import MahalanobisMixin, components_from_psd, project_psd
+from ._base import (
+    LEARNER_CONSTRAINTS,
+    MahalanobisMixin,
+    check_labelled_data,
+    components_from_psd,
+    project_psd,
+)
 from ._constraints import check_index_pairs, draw_class_pairs, labelled_pairs_to_indices
-from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, run_kernel
+from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, kernel_threads, run_kernel
 
 INITS = ("identity", "covariance", "random")
 _SMALL_DENSE = 300  # up to this many features, dense d x d linear algebra runs on one thread
@@ -64,6 +67,8 @@ default="identity"
     verbose : int, default=0
         1 prints one line per iteration with the textbook objective of the current
         iterate rescaled onto the constraint.
+    n_jobs : int or None, default=None
+        Threads of the pair kernels (None: all cores). Results do not depend on it.
 
     Attributes
     ----------
@@ -86,7 +91,7 @@ default="identity"
     """
 
     def __init__(self, *, diagonal=False, n_components=None, max_iter=100, max_proj=10000,
-                 tol=1e-3, init="identity", random_state=None, verbose=0):
+                 tol=1e-3, init="identity", random_state=None, verbose=0, n_jobs=None):
         self.diagonal = diagonal
         self.n_components = n_components
         self.max_iter = max_iter
@@ -95,6 +100,7 @@ default="identity"
         self.init = init
         self.random_state = random_state
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def fit(self, X, y=None, *, must_link=None, cannot_link=None):
         """Learn M from pairs.
@@ -117,9 +123,13 @@ default="identity"
                     "Pass either pairs of shape (n_pairs, 2, n_features) with labels y, or a "
                     "2-D X with must_link / cannot_link index pairs, not both."
                 )
+            self.__dict__.pop("feature_names_in_", None)
             X, must, cannot = labelled_pairs_to_indices(X, y)
+            check_distance_magnitude(X, "pairs")
         else:
+            record_feature_names(self, X)
             X = check_array(X, min_samples=2)
+            check_distance_magnitude(X)
             if must_link is None or cannot_link is None:
                 raise ValueError(
                     "MMC.fit needs must_link and cannot_link, (n, 2) arrays of row indices "
@@ -135,17 +145,15 @@ default="identity"
             cannot = check_index_pairs(cannot_link, X.shape[0], "cannot_link")
         return self._fit_pairs(X, must, cannot, check_random_state(self.random_state))
 
+    _parameter_constraints = {
+        **LEARNER_CONSTRAINTS,
+        "diagonal": ["boolean"],
+        "max_proj": [Interval(Integral, 1, None, closed="left")],
+        "init": [StrOptions(INITS), "array-like"],
+    }
+
     def _check_params(self):
-        if not isinstance(self.diagonal, (bool, np.bool_)):
-            raise TypeError(f"diagonal must be True or False; got {self.diagonal!r}.")
-        check_scalar(self.n_components, "n_components", "int", min_value=1, allow_none=True)
-        check_scalar(self.max_iter, "max_iter", "int", min_value=1)
-        check_scalar(self.max_proj, "max_proj", "int", min_value=1)
-        check_scalar(self.tol, "tol", "real", min_value=0)
-        if isinstance(self.init, str):
-            check_option(self.init, "init", INITS)
-        if not isinstance(self.verbose, bool):
-            check_scalar(self.verbose, "verbose", "int", min_value=0)
+        validate_params(self)
 
     def _initial_matrix(self, X, rng):
         d = X.shape[1]
@@ -174,6 +182,10 @@ default="identity"
         return B @ B.T / d + 1e-3 * np.eye(d)
 
     def _fit_pairs(self, X, must, cannot, rng):
+        with kernel_threads(self.n_jobs):
+            return self._solve(X, must, cannot, rng)
+
+    def _solve(self, X, must, cannot, rng):
         X = np.ascontiguousarray(X, dtype=np.float64)
         m, d = X.shape
         if self.n_components is not None and self.n_components > d:
@@ -208,7 +220,7 @@ default="identity"
         # the solvers run many small d x d eigendecompositions and solves: below a few
         # hundred features OpenBLAS threads only add synchronisation, so keep it on one
         blas = single_threaded_blas() if d <= _SMALL_DENSE else contextlib.nullcontext()
-        with blas:
+        with blas, _clear_linalg_errors(X):
             if self.diagonal:
                 w, n_iter, converged = fit_diagonal(X, must, cannot, np.diag(A0).copy(),
                                                     max_iter=self.max_iter, tol=self.tol,
@@ -241,6 +253,21 @@ default="identity"
         return self
 
 
+@contextlib.contextmanager
+def _clear_linalg_errors(X):
+    """Turn a LAPACK failure inside the solvers into an error that names its likely cause."""
+    try:
+        yield
+    except np.linalg.LinAlgError as exc:
+        spread = float(np.abs(X - X.mean(axis=0)).max())
+        raise ValueError(
+            f"MMC's eigen-decompositions failed ({exc}). X spreads over {spread:.3g} around "
+            "its mean; at extreme scales (below about 1e-100 or above about 1e100) the d x d "
+            "matrices of squared differences lose all precision. Scale the data first, for "
+            "example with sklearn.preprocessing.StandardScaler."
+        ) from exc
+
+
 def _textbook_objective(X, must, cannot, M, diagonal):
     """``sum_S d_M^2`` after rescaling M onto ``sum_D d_M = 1`` (inf when that sum is 0)."""
     if diagonal:
@@ -265,7 +292,7 @@ class MMC_Supervised(MMC):
         Pairs of each kind; None means ``20 * n_classes ** 2`` (metric-learn's default).
     random_state : int, RandomState, Generator or None, default=None
         Seeds the draw of pairs (and ``init="random"``).
-    diagonal, n_components, max_iter, max_proj, tol, init, verbose
+    diagonal, n_components, max_iter, max_proj, tol, init, verbose, n_jobs
         As in :class:`MMC`.
 
     Attributes
@@ -277,12 +304,17 @@ class MMC_Supervised(MMC):
         The drawn pairs (row indices into the X passed to ``fit``).
     """
 
+    _parameter_constraints = {
+        **MMC._parameter_constraints,
+        "n_constraints": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
     def __init__(self, *, n_constraints=None, random_state=None, diagonal=False,
                  n_components=None, max_iter=100, max_proj=10000, tol=1e-3, init="identity",
-                 verbose=0):
+                 verbose=0, n_jobs=None):
         super().__init__(diagonal=diagonal, n_components=n_components, max_iter=max_iter,
                          max_proj=max_proj, tol=tol, init=init, random_state=random_state,
-                         verbose=verbose)
+                         verbose=verbose, n_jobs=n_jobs)
         self.n_constraints = n_constraints
 
     def fit(self, X, y):
@@ -299,14 +331,9 @@ class MMC_Supervised(MMC):
         self
         """
         self._check_params()
-        check_scalar(self.n_constraints, "n_constraints", "int", min_value=1, allow_none=True)
-        X, y = check_X_y(X, y, min_samples=2)
-        classes, codes = check_classification_targets(y, min_classes=1)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"MMC_Supervised needs at least 2 classes to draw cannot-link pairs; y has a "
-                f"single class ({classes[0]!r}). Pass labels of two or more classes."
-            )
+        record_feature_names(self, X)
+        X, classes, codes = check_labelled_data(X, y, type(self).__name__,
+                                                " to draw cannot-link pairs")
         rng = check_random_state(self.random_state)
         n_pairs = self.n_constraints or 20 * classes.shape[0] ** 2
         must, cannot = draw_class_pairs(np.asarray(codes, dtype=np.int64), n_pairs, rng)

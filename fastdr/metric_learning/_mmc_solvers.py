@@ -14,6 +14,9 @@ rescales onto the textbook constraint ``sum_{D} d_M(x_i, x_j) = 1``:
 kernels in ``fastdr._kernels.mmc``.
 """
 
+import contextlib
+import contextvars
+
 import numpy as np
 
 from .._kernels import mmc as mmc_kernels
@@ -24,9 +27,23 @@ _PROJECTION_EPS = 0.01  # relative violation of f(M) <= t accepted without a pro
 _MULTIPLIER_RTOL = 1e-3  # a projection lands within this share of the level t
 
 
+# the n_jobs of the MMC fit running in this thread (or context); see kernel_threads
+_N_JOBS = contextvars.ContextVar("fastdr_mmc_n_jobs", default=None)
+
+
+@contextlib.contextmanager
+def kernel_threads(n_jobs):
+    """Run the pair kernels called inside the block on ``n_jobs`` threads (the fit's own)."""
+    token = _N_JOBS.set(n_jobs)
+    try:
+        yield
+    finally:
+        _N_JOBS.reset(token)
+
+
 def run_kernel(kernel, *args):
-    """Call a parallel pair kernel on all cores, with BLAS single-threaded inside it."""
-    with parallel_section(None):
+    """Call a parallel pair kernel on the fit's ``n_jobs`` threads, BLAS single-threaded."""
+    with parallel_section(_N_JOBS.get()):
         return kernel(*args)
 
 

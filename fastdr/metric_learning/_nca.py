@@ -1,25 +1,21 @@
 """Neighbourhood Components Analysis (Goldberger et al., 2005)."""
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.optimize
 
 from .._base import BaseEstimator
 from .._blas import single_threaded_blas
+from .._feature_names import record_feature_names
 from .._kernels import nca as nca_kernels
 from .._parallel import parallel_section
+from .._params import Interval, StrOptions, validate_params
 from .._progress import IterationLog
-from .._validation import (
-    check_array,
-    check_classification_targets,
-    check_option,
-    check_random_state,
-    check_scalar,
-    check_X_y,
-)
+from .._validation import check_array, check_random_state
 from ..exceptions import ConvergenceWarning, compatible
-from ._base import MahalanobisMixin
+from ._base import LEARNER_CONSTRAINTS, MahalanobisMixin, check_labelled_data
 
 INITS = ("auto", "pca", "lda", "identity", "random")
 OPTIMIZERS = ("lbfgs", "sgd")
@@ -174,13 +170,8 @@ default="auto"
         self
         """
         self._check_params()
-        X, y = check_X_y(X, y, min_samples=2)
-        classes, codes = check_classification_targets(y, min_classes=1)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"NeighborhoodComponentsAnalysis needs at least 2 classes; y has a single "
-                f"class ({classes[0]!r}). Pass labels of two or more classes."
-            )
+        record_feature_names(self, X)
+        X, classes, codes = check_labelled_data(X, y, type(self).__name__)
         m, d = X.shape
         r = d if self.n_components is None else self.n_components
         if r > d:
@@ -225,23 +216,17 @@ default="auto"
 
     # -- parameters and initialisation ------------------------------------------------------
 
+    _parameter_constraints = {
+        **LEARNER_CONSTRAINTS,
+        "init": [StrOptions(INITS), "array-like"],
+        "optimizer": [StrOptions(OPTIMIZERS)],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), None],
+        "callback": [callable, None],
+    }
+
     def _check_params(self):
-        check_scalar(self.n_components, "n_components", "int", min_value=1, allow_none=True)
-        if isinstance(self.init, str):
-            check_option(self.init, "init", INITS)
-        check_scalar(self.max_iter, "max_iter", "int", min_value=1)
-        check_scalar(self.tol, "tol", "real", min_value=0)
-        check_option(self.optimizer, "optimizer", OPTIMIZERS)
-        check_scalar(self.batch_size, "batch_size", "int", min_value=1, allow_none=True)
-        check_scalar(self.learning_rate, "learning_rate", "real", min_value=0,
-                     include_min=False, allow_none=True)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError(
-                f"callback must be callable or None; got {self.callback!r} of type "
-                f"{type(self.callback).__name__}."
-            )
-        if not isinstance(self.verbose, bool):
-            check_scalar(self.verbose, "verbose", "int", min_value=0)
+        validate_params(self)
 
     def _initialize(self, X, codes, r, rng):
         m, d = X.shape
@@ -360,5 +345,11 @@ def _lda_init(X, codes, r):
         lda = LinearDiscriminantAnalysis(n_components=k).fit(X, codes)
     except ValueError:
         # a singular within-class scatter (constant features, few samples): regularise it
-        lda = LinearDiscriminantAnalysis(n_components=k, shrinkage=1e-4, tol=0.0).fit(X, codes)
+        try:
+            lda = LinearDiscriminantAnalysis(n_components=k, shrinkage=1e-4, tol=0.0).fit(
+                X, codes)
+        except ValueError:
+            # no feature varies within the classes at all: LDA has no direction to offer
+            # (and its advice, shrinkage, is not an NCA parameter); start from PCA instead
+            return _pca_init(X, r)
     return np.ascontiguousarray(lda.scalings_.T[:r], dtype=np.float64)

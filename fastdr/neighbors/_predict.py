@@ -5,6 +5,7 @@ import numpy as np
 from .._base import ClassifierMixin, RegressorMixin
 from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
 from .._parallel import parallel_section
+from .._params import StrOptions
 from .._progress import StageLog
 from .._validation import check_classification_targets, check_is_fitted, check_X_y
 from ._base import NeighborsBase
@@ -12,15 +13,24 @@ from ._base import NeighborsBase
 _WEIGHTS = ("uniform", "distance")
 
 
-def _check_weights(weights):
-    if callable(weights) or weights in _WEIGHTS:
-        return weights
-    raise ValueError(
-        f"weights must be 'uniform', 'distance' or a callable; got {weights!r}."
-    )
+def _row_normalised(weights):
+    """Weights divided by their row's largest, so that no sum of them can overflow."""
+    return weights / weights.max(axis=1, keepdims=True)
+
+
+def _power_of_two_scale(y):
+    """A power of two near max |y| (1 for all-zero y), so that |y / scale| <= 2 exactly."""
+    largest = float(np.abs(y).max()) if y.size else 0.0
+    # 2**1024 is not a float64: stop one short (then |y / scale| < 2)
+    return float(np.ldexp(1.0, min(int(np.frexp(largest)[1]), 1023))) if largest > 0 else 1.0
 
 
 class _KNeighborsSupervised(NeighborsBase):
+    _parameter_constraints = {
+        **NeighborsBase._parameter_constraints,
+        "weights": [StrOptions(_WEIGHTS), callable],
+    }
+
     def __init__(self, *, n_neighbors=5, weights="uniform", algorithm="auto",
                  metric="euclidean", metric_params=None, n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
@@ -42,8 +52,11 @@ class _KNeighborsSupervised(NeighborsBase):
             return indices, np.ones(indices.shape, dtype=np.float64)
         dist = np.sqrt(sq_dist)
         if self.weights == "distance":
+            # 1/d overflows below the smallest normal float: such a neighbour coincides with
+            # the query as far as the arithmetic can tell, and is weighted as a coincident one
+            dist = np.where(dist < np.finfo(np.float64).tiny, 0.0, dist)
             with parallel_section(self.n_jobs):
-                return indices, inverse_distance_weights(dist)
+                return indices, _row_normalised(inverse_distance_weights(dist))
         weights = np.asarray(self.weights(dist.astype(self._fit_X.dtype)), dtype=np.float64)
         if weights.shape != indices.shape:
             raise ValueError(
@@ -51,8 +64,18 @@ class _KNeighborsSupervised(NeighborsBase):
                 f"weight per neighbour, shape {indices.shape}."
             )
         if not np.isfinite(weights).all() or (weights < 0).any():
-            raise ValueError("The weights callable returned negative, NaN or inf weights.")
-        return indices, weights
+            raise ValueError(
+                "The weights callable returned negative, NaN or inf weights. Return finite "
+                "weights >= 0, one per neighbour."
+            )
+        zero_rows = np.flatnonzero(~(weights > 0).any(axis=1))
+        if zero_rows.size:
+            raise ValueError(
+                "All neighbors of some sample is getting zero weights (rows "
+                f"{zero_rows[:5].tolist()}{'...' if zero_rows.size > 5 else ''} of X). Please "
+                "modify 'weights' to avoid this case if you are using a user-defined function."
+            )
+        return indices, _row_normalised(weights)
 
 
 class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
@@ -97,7 +120,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         -------
         self
         """
-        _check_weights(self.weights)
+        self._start_fit(X)
         X, y = check_X_y(X, y)
         self.classes_, self._y_codes = check_classification_targets(y)
         self._fit_neighbors(X)
@@ -173,10 +196,14 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         -------
         self
         """
-        _check_weights(self.weights)
+        self._start_fit(X)
         X, y = check_X_y(X, y, y_numeric=True, multi_output=True)
         self._y_1d = y.ndim == 1
-        self._y = np.ascontiguousarray(y.reshape(y.shape[0], -1), dtype=np.float64)
+        y = np.asarray(y.reshape(y.shape[0], -1), dtype=np.float64)
+        # targets near the float64 limit would overflow the weighted sums: average them
+        # scaled by a power of two into [-1, 1] (exact) and scale the means back
+        self._y_scale = _power_of_two_scale(y)
+        self._y = np.ascontiguousarray(y / self._y_scale)
         self._fit_neighbors(X)
         return self
 
@@ -194,6 +221,6 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         indices, weights = self._neighbor_weights(X, "predict")
         log = StageLog(type(self).__name__, self.verbose)
         with parallel_section(self.n_jobs):
-            out = weighted_means(indices, weights, self._y)
+            out = weighted_means(indices, weights, self._y) * self._y_scale
         log.done("weighted mean")
         return out.ravel() if self._y_1d else out

@@ -1,7 +1,10 @@
 """``NearestNeighbors``: exact k-NN and radius queries."""
 
+from numbers import Real
+
 import numpy as np
 
+from .._params import Interval
 from .._progress import StageLog
 from .._validation import check_option
 from . import _search
@@ -44,13 +47,20 @@ class NearestNeighbors(NeighborsBase):
 
     Examples
     --------
-    >>> import numpy as np
+    >>> from numbers import Real
+
+import numpy as np
     >>> from fastdr import NearestNeighbors
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]])
     >>> dist, ind = NearestNeighbors(n_neighbors=1).fit(X).kneighbors()
     >>> ind.ravel().tolist()
     [1, 0, 1]
     """
+
+    _parameter_constraints = {
+        **NeighborsBase._parameter_constraints,
+        "radius": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", metric="euclidean",
                  metric_params=None, n_jobs=None, verbose=0):
@@ -75,6 +85,7 @@ class NearestNeighbors(NeighborsBase):
         self
         """
         log = StageLog(type(self).__name__, self.verbose)
+        self._start_fit(X)
         self._fit_neighbors(X)
         log.done(f"fit ({self._algorithm})")
         return self
@@ -230,10 +241,7 @@ def _graph_with_self(nn, k, mode):
     check_option(mode, "mode", ("connectivity", "distance"))
     nn._check_k(k, self_query=False)
     Q = nn._fit_X
-    if nn._algorithm == "kd_tree":
-        sq, ind = _search.knn_tree(nn._tree, Q, k, self_query=False, n_jobs=nn.n_jobs)
-    else:
-        sq, ind = _search.knn_brute(Q, Q, k, self_query=False, n_jobs=nn.n_jobs)
+    sq, ind = nn._search_k(Q, k, self_query=False)
     m = Q.shape[0]
     dist = nn._to_reported(sq)
     values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)

@@ -1,0 +1,162 @@
+"""Checks that keep distance kernels safe: magnitudes that would overflow or underflow
+squared distances, "no neighbour" markers from trees and heaps, and user-supplied graphs.
+
+Every entry that computes distances calls :func:`check_distance_magnitude` on its input;
+every index that comes from a tree or a heap passes :func:`check_neighbor_indices` before
+a kernel reads through it.
+"""
+
+import numpy as np
+
+_BLOCK_ROWS = 8192  # rows converted to float64 at a time: the check needs O(block d) memory
+
+
+def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
+    """Refuse values so large (or so small) that squared distances overflow (or underflow).
+
+    Every distance kernel forms squared distances (directly, or as ``|x - c|^2 + |y - c|^2
+    - 2 (x - c).(y - c)`` around a centre c). With rows further than about 1e154 from the
+    centre (about 1.8e19 in float32) those overflow to inf, and neighbour searches then meet
+    "no neighbour" markers instead of indices. This check bounds them at the boundary:
+    ``16 max_i |x_i - c|^2`` must be finite in float64 and in ``dtype``, which covers the
+    squared distance between any two rows (at most ``4 max |x - c|^2``) with room to spare.
+    At the other end, ``max_i |x_i - c|^2`` must not underflow ``dtype`` (about 1e-308 in
+    float64, 1e-38 in float32; exactly 0, identical rows, is fine), or all distances are 0
+    (checked for the training rows only: a query may lie as close to the centre as it likes).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+        Finite (already validated by :func:`check_array`).
+    name : str
+        How X is called in the message.
+    centre : ndarray of shape (d,) or None
+        The centre of the training data, for queries measured against it; None means the
+        mean of X.
+    dtype : numpy dtype or None
+        The dtype the distances are computed in; None means X's dtype.
+
+    Returns
+    -------
+    ndarray of shape (d,), float64
+        The centre used (the mean of X when ``centre`` is None), to check later queries.
+
+    Raises
+    ------
+    ValueError
+        When the squared distances would overflow.
+    """
+    X = np.asarray(X)
+    # queries are measured against the training rows, whose own spread was checked at fit
+    check_small = centre is None
+    work = np.dtype(X.dtype if dtype is None else dtype)
+    limit = np.finfo(work if work.kind == "f" else np.float64).max / 16
+    with np.errstate(over="ignore", invalid="ignore"):
+        if centre is None:
+            centre = (X.mean(axis=0, dtype=np.float64) if X.shape[0]
+                      else np.zeros(X.shape[1]))
+        sq_norm = _max_centred_sq_norm(X, centre)
+    if not np.isfinite(centre).all() or not sq_norm <= limit:
+        largest = float(np.abs(X).max()) if X.size else 0.0
+        raise ValueError(
+            f"{name} holds values too large to compute distances: the largest absolute value "
+            f"is {largest:.3g}, so squared distances between rows overflow {work.name} (rows "
+            f"must lie within about {np.sqrt(limit):.1g} of the data's centre). Scale the "
+            "data first, for example with sklearn.preprocessing.StandardScaler."
+        )
+    tiny = float(np.finfo(work if work.kind == "f" else np.float64).tiny)
+    if check_small and 0 < sq_norm < tiny:
+        raise ValueError(
+            f"{name} holds values too small to compute distances: the rows spread over only "
+            f"{np.sqrt(sq_norm):.3g} around their centre, so squared distances underflow "
+            f"{work.name} (below {tiny:.3g}) and every neighbour would tie. Scale the data "
+            "first, for example with sklearn.preprocessing.StandardScaler."
+        )
+    return centre
+
+
+def _max_centred_sq_norm(X, centre):
+    """``max_i |x_i - centre|^2`` in float64 (inf when it overflows), O(block x d) memory."""
+    largest = 0.0
+    for start in range(0, X.shape[0], _BLOCK_ROWS):
+        shifted = np.asarray(X[start:start + _BLOCK_ROWS], dtype=np.float64) - centre
+        scale = float(np.abs(shifted).max()) if shifted.size else 0.0
+        if not np.isfinite(scale):
+            return np.inf
+        if scale > 0:
+            # scaled before squaring, so that the norms themselves never overflow
+            unit = shifted / scale
+            largest = max(largest, float(np.einsum("ij,ij->i", unit, unit).max())
+                          * scale * scale)
+    return largest
+
+
+def check_neighbor_indices(indices, distances, n_samples, what):
+    """Check indices returned by a tree or a heap before any kernel reads through them.
+
+    Parameters
+    ----------
+    indices : ndarray of int
+        Neighbour indices; each must lie in ``[0, n_samples)``.
+    distances : ndarray or None
+        Their distances; each must be finite (inf or NaN marks "no neighbour found").
+    n_samples : int
+        The number of points searched.
+    what : str
+        The search, for the message.
+
+    Raises
+    ------
+    ValueError
+        When an index is out of range or a distance is not finite.
+    """
+    bad = (indices < 0) | (indices >= n_samples)
+    if distances is not None:
+        bad |= ~np.isfinite(distances)
+    if bad.any():
+        raise ValueError(
+            f"{what} returned {int(bad.sum())} 'no neighbour' marker(s) (an index outside "
+            f"[0, {n_samples}) or an infinite distance), so the distances overflowed or the "
+            "search failed. Scale the data (for example with "
+            "sklearn.preprocessing.StandardScaler) and try again."
+        )
+
+
+def check_sparse_graph(graph, name="graph"):
+    """Validate a user-supplied sparse graph before any kernel walks it; return it as CSR.
+
+    A CSR matrix built from raw ``(data, indices, indptr)`` arrays is not checked by scipy,
+    and a kernel reading an out-of-range column index reads foreign memory.
+
+    Parameters
+    ----------
+    graph : scipy sparse matrix of shape (m, m)
+        Non-negative, finite edge lengths.
+    name : str
+        How the graph is called in the messages.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    import scipy.sparse
+
+    csr = scipy.sparse.csr_matrix(graph)
+    if csr.shape[0] != csr.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {csr.shape}.")
+    try:
+        csr.check_format(full_check=True)
+    except ValueError as exc:
+        raise ValueError(
+            f"{name} is not a valid CSR matrix ({exc}): its column indices must lie in "
+            f"[0, {csr.shape[1]}) and its indptr must be non-decreasing. Rebuild it, for "
+            "example with scipy.sparse.csr_matrix((data, (rows, cols)), shape=(m, m))."
+        ) from None
+    if csr.nnz and not np.isfinite(csr.data).all():
+        raise ValueError(
+            f"{name} has NaN or infinite edge lengths; store only finite lengths (a missing "
+            "edge is an entry that is not stored)."
+        )
+    if csr.nnz and (csr.data < 0).any():
+        raise ValueError(f"{name} has negative edge lengths; shortest paths need lengths >= 0.")
+    return csr
