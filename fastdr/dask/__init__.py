@@ -13,6 +13,8 @@ with ``pip install fastdr[dask]`` (``dask[array]`` and ``distributed``).
   (eigenproblems, the L-BFGS loop) run on the client.
 """
 
+from ._decomposition import PCA
+from ._discriminant import LinearDiscriminantAnalysis
 from ._neighbors import (
     KNeighborsClassifier,
     KNeighborsRegressor,
@@ -23,6 +25,8 @@ from ._neighbors import (
 __all__ = [
     "KNeighborsClassifier",
     "KNeighborsRegressor",
+    "LinearDiscriminantAnalysis",
     "NearestNeighbors",
+    "PCA",
     "kneighbors_graph",
 ]
