@@ -272,3 +272,23 @@ def test_fitted_estimators_pickle(client):
         else:
             a, b = est.transform(Xd).compute(), clone.transform(Xd).compute()
         np.testing.assert_array_equal(a, b)
+
+
+# -- NCA -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("init,n_components", [("auto", 2), ("identity", None)])
+def test_nca_equals_in_memory(client, init, n_components):
+    X, y = _data(m=240, d=4, seed=7)
+    Xd = da.from_array(X, chunks=(50, 4))
+    kwargs = {"init": init, "n_components": n_components, "max_iter": 15}
+    with pytest.warns(UserWarning, match="did not converge"):
+        nca = fdd.NeighborhoodComponentsAnalysis(**kwargs).fit(Xd, y)
+    with pytest.warns(UserWarning, match="did not converge"):
+        ref = fastdr.NeighborhoodComponentsAnalysis(**kwargs).fit(X, y)
+    assert nca.n_iter_ == ref.n_iter_
+    np.testing.assert_allclose(nca.components_, ref.components_, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(nca.objective_, ref.objective_, rtol=1e-12)
+    Z = nca.transform(Xd)
+    assert isinstance(Z, da.Array) and Z.chunks[0] == Xd.chunks[0]
+    np.testing.assert_allclose(Z.compute(), ref.transform(X), rtol=1e-8, atol=1e-8)

@@ -15,6 +15,7 @@ with ``pip install fastdr[dask]`` (``dask[array]`` and ``distributed``).
 
 from ._decomposition import PCA
 from ._discriminant import LinearDiscriminantAnalysis
+from ._nca import NeighborhoodComponentsAnalysis
 from ._neighbors import (
     KNeighborsClassifier,
     KNeighborsRegressor,
@@ -27,6 +28,7 @@ __all__ = [
     "KNeighborsRegressor",
     "LinearDiscriminantAnalysis",
     "NearestNeighbors",
+    "NeighborhoodComponentsAnalysis",
     "PCA",
     "kneighbors_graph",
 ]
