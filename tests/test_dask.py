@@ -291,3 +291,28 @@ def test_nca_equals_in_memory(client, init, n_components):
     Z = nca.transform(Xd)
     assert isinstance(Z, da.Array) and Z.chunks[0] == Xd.chunks[0]
     np.testing.assert_allclose(Z.compute(), ref.transform(X), rtol=1e-8, atol=1e-8)
+
+
+# -- Isomap ----------------------------------------------------------------------------------
+
+
+def _swiss_roll(m=500, seed=0):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, 3 * np.pi, m)
+    return np.column_stack([t * np.cos(t), rng.uniform(0, 5, m), t * np.sin(t)])
+
+
+def test_landmark_isomap_equals_in_memory(client):
+    X = _swiss_roll()
+    Xd = da.from_array(X, chunks=(90, 3))
+    iso = fdd.Isomap(n_neighbors=8, n_landmarks=40, random_state=0).fit(Xd)
+    ref = fastdr.Isomap(n_neighbors=8, n_landmarks=40, random_state=0).fit(X)
+    np.testing.assert_array_equal(iso.landmarks_, ref.landmarks_)
+    np.testing.assert_allclose(iso.eigenvalues_, ref.eigenvalues_, rtol=1e-10)
+    _procrustes_equal(iso.embedding_, ref.embedding_, 1e-8)
+
+
+def test_isomap_without_landmarks_is_refused_with_the_reason():
+    Xd = da.from_array(_swiss_roll(100), chunks=(30, 3))
+    with pytest.raises(ValueError, match=r"100 x 100 geodesic matrix.*n_landmarks=L"):
+        fdd.Isomap(n_neighbors=5).fit(Xd)

@@ -15,6 +15,7 @@ with ``pip install fastdr[dask]`` (``dask[array]`` and ``distributed``).
 
 from ._decomposition import PCA
 from ._discriminant import LinearDiscriminantAnalysis
+from ._isomap import Isomap
 from ._nca import NeighborhoodComponentsAnalysis
 from ._neighbors import (
     KNeighborsClassifier,
@@ -24,6 +25,7 @@ from ._neighbors import (
 )
 
 __all__ = [
+    "Isomap",
     "KNeighborsClassifier",
     "KNeighborsRegressor",
     "LinearDiscriminantAnalysis",

@@ -24,7 +24,7 @@ from .._validation import (
 )
 from ..metric_learning._nca import _BLOCK_BYTES, _MAX_CHUNKS
 from ._decomposition import _check_features
-from ._utils import as_dask_rows, as_labels, check_n_jobs, row_blocks
+from ._utils import as_dask_rows, as_labels, broadcast, check_n_jobs, row_blocks
 
 INITS = ("auto", "pca", "lda", "identity", "random")
 
@@ -86,19 +86,6 @@ def finish_gradient(X, A, *chunks):
         degree += colsum
     H = np.dot((X * degree[:, None]).T, X) - S - S.T
     return objective, -2.0 * np.dot(A, H)
-
-
-def _broadcast(value):
-    """Hold ``value`` (a Delayed) on every worker when a distributed client is running."""
-    try:
-        from distributed import get_client
-
-        client = get_client()
-    except (ImportError, ValueError):
-        return dask.delayed(dask.compute(value)[0], pure=True)
-    future = client.compute(value)
-    client.replicate([future])
-    return future
 
 
 def _transform_block(block, components):
@@ -189,8 +176,8 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
         A0 = dask.compute(dask.delayed(initial_map)(params, X_orig, codes, r))[0]
         order = np.argsort(codes, kind="stable")
         sorted_codes = np.ascontiguousarray(codes[order], dtype=np.int64)
-        X_all = _broadcast(dask.delayed(take_rows, pure=True)(X_orig, order))
-        codes_all = _broadcast(dask.delayed(sorted_codes, pure=True))
+        X_all = broadcast(dask.delayed(take_rows, pure=True)(X_orig, order))
+        codes_all = broadcast(dask.delayed(sorted_codes, pure=True))
         # the in-memory kernel's fixed partition of the rows (see nca_objective_gradient)
         block = int(np.clip(_BLOCK_BYTES // (12 * m), 16, 64))
         n_chunks = max(1, min(-(-m // block), _MAX_CHUNKS))

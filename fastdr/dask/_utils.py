@@ -205,3 +205,16 @@ def block_moments(block):
     mean = centred.mean(axis=0)
     centred = centred - mean
     return n, mean, centred.T @ centred
+
+
+def broadcast(value):
+    """Hold ``value`` (a Delayed) on every worker when a distributed client is running."""
+    try:
+        from distributed import get_client
+
+        client = get_client()
+    except (ImportError, ValueError):
+        return dask.delayed(dask.compute(value)[0], pure=True)
+    future = client.compute(value)
+    client.replicate([future])
+    return future
