@@ -316,3 +316,76 @@ def test_isomap_without_landmarks_is_refused_with_the_reason():
     Xd = da.from_array(_swiss_roll(100), chunks=(30, 3))
     with pytest.raises(ValueError, match=r"100 x 100 geodesic matrix.*n_landmarks=L"):
         fdd.Isomap(n_neighbors=5).fit(Xd)
+
+
+# -- faults: a worker killed in the middle of kneighbors -------------------------------------
+
+
+def _worker_pid(cluster, address):
+    for nanny in cluster.workers.values():
+        if nanny.worker_address == address:
+            return nanny.process.process.pid
+    raise LookupError(address)
+
+
+def test_worker_killed_mid_kneighbors_gives_the_same_result():
+    import os
+    import signal
+    import time
+
+    X, _ = _data(m=1200, d=20, seed=8)
+    Xd = da.from_array(X, chunks=(60, 20))
+    ref = fastdr.NearestNeighbors(n_neighbors=5).fit(X).kneighbors(return_distance=False)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as lc, Client(lc) as c:
+        c.wait_for_workers(2, timeout=60)
+        ind = fdd.NearestNeighbors(n_neighbors=5, broadcast_index=False).fit(Xd).kneighbors(
+            return_distance=False)
+        future = c.compute(ind)
+        deadline = time.monotonic() + 60
+        victim = None
+        while victim is None and time.monotonic() < deadline:
+            held = {w: len(keys) for w, keys in c.has_what().items()}
+            busy = [w for w, n in held.items() if n >= 3]
+            if busy:
+                victim = max(busy, key=held.get)
+            else:
+                time.sleep(0.02)
+        assert victim is not None, "no worker started on the kneighbors tasks within 60 s"
+        assert not future.done(), "kneighbors finished before a worker could be killed"
+        os.kill(_worker_pid(lc, victim), signal.SIGKILL)
+        result = future.result(timeout=180)
+        assert victim not in c.scheduler_info()["workers"]
+    np.testing.assert_array_equal(result, ref)
+
+
+def _threads_inside_a_task():
+    import numba
+
+    from fastdr._parallel import parallel_section
+    from fastdr.dask._utils import task_n_jobs
+
+    with parallel_section(task_n_jobs(None)):
+        return numba.get_num_threads()
+
+
+def test_tasks_use_their_workers_share_of_cores_and_run_concurrently():
+    X, _ = _data(m=600, d=20, seed=9)
+    Xd = da.from_array(X, chunks=(50, 20))
+    ref = fastdr.NearestNeighbors(n_neighbors=4).fit(X).kneighbors()
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+                      dashboard_address=":0") as lc, Client(lc) as c:
+        assert c.submit(_threads_inside_a_task, pure=False).result(timeout=60) == min(
+            2, c.run(lambda: __import__("numba").config.NUMBA_NUM_THREADS).popitem()[1])
+        for broadcast in (True, False):
+            nn = fdd.NearestNeighbors(n_neighbors=4, broadcast_index=broadcast).fit(Xd)
+            dist, ind = dask.compute(*nn.kneighbors())
+            np.testing.assert_array_equal(ind, ref[1])
+            np.testing.assert_array_equal(dist, ref[0])
+
+
+def test_task_threads_follow_the_worker_in_the_module_cluster(client):
+    workers = list(client.scheduler_info()["workers"])
+    got = [client.submit(_threads_inside_a_task, workers=[w], pure=False).result(timeout=60)
+           for w in workers]
+    assert got == [1] * len(workers)
