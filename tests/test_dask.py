@@ -61,6 +61,28 @@ def test_numpy_input_is_refused_with_the_in_memory_estimator_named():
         fdd.PCA().fit(X)
 
 
+class _FrameStandIn:
+    """The one method fastdr.dask uses of a dask DataFrame (pyarrow, which dask.dataframe
+    needs, is not a test dependency)."""
+
+    def __init__(self, array):
+        self._array = array
+        self.calls = []
+
+    def to_dask_array(self, lengths=None):
+        self.calls.append(lengths)
+        return self._array
+
+
+def test_dataframe_input_goes_through_to_dask_array_with_lengths(client):
+    X, _ = _data(m=120, d=3)
+    frame = _FrameStandIn(da.from_array(X, chunks=(40, 3)))
+    pca = fdd.PCA(n_components=2).fit(frame)
+    assert frame.calls == [True]
+    np.testing.assert_allclose(pca.explained_variance_,
+                               fastdr.PCA(n_components=2).fit(X).explained_variance_, rtol=1e-10)
+
+
 def test_unknown_chunk_sizes_are_refused():
     X, _ = _data()
     Xd = da.from_array(X, chunks=(100, 5))
