@@ -1,8 +1,12 @@
 """fastdr.dask: every estimator equals the in-memory fastdr estimator on a LocalCluster."""
 
+import os
 import pickle
+import signal
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import dask
 import dask.array as da
@@ -350,35 +354,47 @@ def _worker_pid(cluster, address):
     raise LookupError(address)
 
 
-def test_worker_killed_mid_kneighbors_gives_the_same_result():
-    import os
-    import signal
-    import time
+def _kill_a_busy_worker(cluster, client, timeout=60):
+    """SIGKILL the worker process holding the most keys once one holds 3; return its address."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        held = {w: len(keys) for w, keys in client.has_what().items()}
+        busy = [w for w, n in held.items() if n >= 3]
+        if busy:
+            victim = max(busy, key=held.get)
+            os.kill(_worker_pid(cluster, victim), signal.SIGKILL)
+            return victim
+        time.sleep(0.02)
+    return None
 
+
+def test_worker_killed_mid_kneighbors_or_isomap_fit_gives_the_same_result():
     X, _ = _data(m=1200, d=20, seed=8)
     Xd = da.from_array(X, chunks=(60, 20))
     ref = fastdr.NearestNeighbors(n_neighbors=5).fit(X).kneighbors(return_distance=False)
+    R = _swiss_roll(800, seed=3)
+    Rd = da.from_array(R, chunks=(40, 3))
+    ref_iso = fastdr.Isomap(n_neighbors=8, n_landmarks=48, random_state=1).fit(R)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0") as lc, Client(lc) as c:
         c.wait_for_workers(2, timeout=60)
         ind = fdd.NearestNeighbors(n_neighbors=5, broadcast_index=False).fit(Xd).kneighbors(
             return_distance=False)
         future = c.compute(ind)
-        deadline = time.monotonic() + 60
-        victim = None
-        while victim is None and time.monotonic() < deadline:
-            held = {w: len(keys) for w, keys in c.has_what().items()}
-            busy = [w for w, n in held.items() if n >= 3]
-            if busy:
-                victim = max(busy, key=held.get)
-            else:
-                time.sleep(0.02)
+        victim = _kill_a_busy_worker(lc, c)
         assert victim is not None, "no worker started on the kneighbors tasks within 60 s"
         assert not future.done(), "kneighbors finished before a worker could be killed"
-        os.kill(_worker_pid(lc, victim), signal.SIGKILL)
         result = future.result(timeout=180)
         assert victim not in c.scheduler_info()["workers"]
-    np.testing.assert_array_equal(result, ref)
+        np.testing.assert_array_equal(result, ref)
+
+        c.wait_for_workers(2, timeout=60)
+        with ThreadPoolExecutor(1) as pool:
+            killed = pool.submit(_kill_a_busy_worker, lc, c)
+            iso = fdd.Isomap(n_neighbors=8, n_landmarks=48, random_state=1).fit(Rd)
+            assert killed.result(timeout=60) is not None
+    np.testing.assert_array_equal(iso.landmarks_, ref_iso.landmarks_)
+    _procrustes_equal(iso.embedding_, ref_iso.embedding_, 1e-8)
 
 
 def _threads_inside_a_task():
