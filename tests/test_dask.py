@@ -263,7 +263,7 @@ def test_lda_auto_shrinkage_is_refused_with_the_reason():
 
 # -- faults: chunking, pickling --------------------------------------------------------------
 
-_CHUNKINGS = [(300,), (1, 99, 150, 50), (7,) * 42 + (6,), (150, 1, 149)]
+_CHUNKINGS = [(300,), (1, 99, 150, 50), (37,) * 8 + (4,), (150, 1, 149)]
 
 
 @pytest.mark.parametrize("chunks", _CHUNKINGS)

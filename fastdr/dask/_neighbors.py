@@ -30,6 +30,12 @@ BROADCAST_OPTIONS = ("auto", True, False)
 BROADCAST_MEMORY_FRACTION = 0.25
 
 
+def _reported(sq, squared, dtype):
+    """Squared distances to the reported distances, in the training dtype."""
+    out = sq if squared else np.sqrt(sq)
+    return out.astype(dtype, copy=False)
+
+
 def _mapped_block(block, linear_map):
     return apply_linear_map(block, linear_map)
 
@@ -107,9 +113,6 @@ class _DaskNeighborsBase(BaseEstimator):
                          broadcast=self._use_broadcast(), n_jobs=self.n_jobs)
         return parts, self._fit_X if self_query else Q
 
-    def _reported(self, sq):
-        out = sq if self._squared else np.sqrt(sq)
-        return out.astype(self._fit_dtype, copy=False)
 
 
 class NearestNeighbors(_DaskNeighborsBase):
@@ -194,7 +197,10 @@ class NearestNeighbors(_DaskNeighborsBase):
         ind = stack_rows([p[1] for p in parts], rows, k, np.int64)
         if not return_distance:
             return ind
-        dist_parts = [dask.delayed(self._reported, pure=True)(p[0]) for p in parts]
+        # a module-level function: a bound method would ship the estimator (and the graph
+        # of its training data) inside every task
+        dist_parts = [dask.delayed(_reported, pure=True)(p[0], self._squared, self._fit_dtype)
+                      for p in parts]
         return stack_rows(dist_parts, rows, k, self._fit_dtype), ind
 
     def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
