@@ -234,7 +234,7 @@ def test_pca_equals_in_memory(client, n_components, whiten):
     np.testing.assert_allclose(back, ref.inverse_transform(ref.transform(X)), rtol=1e-8)
 
 
-@pytest.mark.parametrize("shrinkage", [None, 0.3])
+@pytest.mark.parametrize("shrinkage", [None, 0.3, "auto"])
 @pytest.mark.parametrize("n_classes", [2, 4])
 def test_lda_equals_in_memory(client, shrinkage, n_classes):
     X, y = _data(m=400, d=5, seed=5, n_classes=n_classes)
@@ -253,12 +253,6 @@ def test_lda_equals_in_memory(client, shrinkage, n_classes):
                                rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(lda.decision_function(Xd).compute(),
                                ref.decision_function(X), rtol=1e-8, atol=1e-9)
-
-
-def test_lda_auto_shrinkage_is_refused_with_the_reason():
-    X, y = _data()
-    with pytest.raises(ValueError, match="not available in fastdr.dask"):
-        fdd.LinearDiscriminantAnalysis(shrinkage="auto").fit(da.from_array(X), y)
 
 
 # -- faults: chunking, pickling --------------------------------------------------------------

@@ -50,8 +50,53 @@ def merge_class_moments(*parts):
     return [merge_moments(*(p[k] for p in parts)) for k in range(len(parts[0]))]
 
 
+def class_scaled_moments(block, codes, means, inv_scales):
+    """Per class: scatter of the scaled deviations ``z = (x - mean_k) * inv_scale_k`` and
+    ``sum_i |z_i|^4`` (Ledoit-Wolf's fourth moment), float64. O(rows d^2)."""
+    out = []
+    for k in range(means.shape[0]):
+        z = (np.asarray(block[codes == k], dtype=np.float64) - means[k]) * inv_scales[k]
+        norms = np.einsum("ij,ij->i", z, z)
+        out.append((z.T @ z, float(np.dot(norms, norms))))
+    return out
+
+
+def add_class_scaled_moments(*parts):
+    """Sum per-class (scatter, fourth moment) lists class by class, in the order given."""
+    total = [(S.copy(), f) for S, f in parts[0]]
+    for part in parts[1:]:
+        for k, (S, f) in enumerate(part):
+            total[k] = (total[k][0] + S, total[k][1] + f)
+    return total
+
+
 def _method_block(block, model, method):
     return getattr(model, method)(block)
+
+
+def _ledoit_wolf_within(stats, counts, means, priors, pairs):
+    """``S_w`` with each class's covariance shrunk by Ledoit-Wolf on its standardised data,
+    as the in-memory eigen solver does; the fourth moments take a second pass over X."""
+    from ..discriminant import ledoit_wolf_shrinkage
+
+    d = means.shape[1]
+    variances = np.array([np.diag(s[2]) for s in stats]) / counts[:, None]
+    eps = np.finfo(np.float64).eps
+    n = counts[:, None].astype(np.float64)
+    constant = variances <= n * eps * variances + (n * means * eps) ** 2
+    scales = np.sqrt(variances)
+    scales[constant | (scales < 10 * eps)] = 1.0
+    parts = [dask.delayed(class_scaled_moments, pure=True)(b, c, means, 1.0 / scales)
+             for b, c in pairs]
+    per_class = dask.compute(tree_reduce(parts, add_class_scaled_moments))[0]
+    covariance = np.zeros((d, d), dtype=np.float64)
+    for k, (scatter, fourth) in enumerate(per_class):
+        emp = scatter / counts[k]
+        s, mu = ledoit_wolf_shrinkage(emp, fourth, int(counts[k]))
+        shrunk = (1.0 - s) * emp
+        shrunk.flat[:: d + 1] += s * mu
+        covariance += priors[k] * (scales[k][:, None] * shrunk * scales[k][None, :])
+    return 0.5 * (covariance + covariance.T)
 
 
 class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -66,9 +111,9 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
     ----------
     n_components : int, float or None, default=None
     solver : {"eigen"}, default="eigen"
-    shrinkage : None or float in [0, 1], default=None
-        ``"auto"`` (Ledoit-Wolf) is not distributed yet: it needs a second pass for the
-        per-class fourth moments; use a float, or the in-memory estimator.
+    shrinkage : None, "auto" or float in [0, 1], default=None
+        As in the in-memory estimator; ``"auto"`` (Ledoit-Wolf per class on standardised
+        data) takes a second pass over X for the per-class fourth moments.
     priors : array-like of shape (n_classes,) or None
     tol : float, default=1e-4
         Relative singular-value threshold of ``S_w``, as in the in-memory estimator.
@@ -95,15 +140,12 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
 
     def _check_shrinkage(self):
         s = self.shrinkage
-        if s is None:
-            return None
-        if isinstance(s, str) and s == "auto":
-            raise ValueError(
-                "shrinkage='auto' (Ledoit-Wolf) is not available in fastdr.dask yet; pass a "
-                "float in [0, 1], or use fastdr.LinearDiscriminantAnalysis on data in memory."
-            )
+        if s is None or (isinstance(s, str) and s == "auto"):
+            return s
         if isinstance(s, (str, bool)) or not isinstance(s, numbers.Real):
-            raise ValueError(f"shrinkage must be None or a float in [0, 1]; got {s!r}.")
+            raise ValueError(
+                f"shrinkage must be None, 'auto' or a float in [0, 1]; got {s!r}."
+            )
         return float(check_scalar(s, "shrinkage", "real", min_value=0, max_value=1))
 
     def fit(self, X, y):
@@ -137,21 +179,31 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
                 f"samples for {n_classes} classes. Pass more samples."
             )
         codes_d = da.from_array(codes, chunks=(X.chunks[0],))
-        parts = [dask.delayed(class_block_moments, pure=True)(b, c, n_classes)
-                 for b, c in zip(row_blocks(X), codes_d.to_delayed().ravel(), strict=True)]
+        pairs = list(zip(row_blocks(X), codes_d.to_delayed().ravel(), strict=True))
+        parts = [dask.delayed(class_block_moments, pure=True)(b, c, n_classes) for b, c in pairs]
         stats = dask.compute(tree_reduce(parts, merge_class_moments))[0]
         counts = np.array([s[0] for s in stats], dtype=np.int64)
         means = np.array([s[1] for s in stats])
+        if shrinkage == "auto" and counts.min() < 2:
+            lone = classes[int(np.argmin(counts))]
+            raise ValueError(
+                f"Class {lone!r} has 1 sample, but shrinkage='auto' (Ledoit-Wolf) estimates "
+                "each class's covariance and needs at least 2 samples per class. Use "
+                "shrinkage=None or a float, or pass more samples of that class."
+            )
         priors = self._check_priors(counts, m)
         max_components = min(n_classes - 1, d)
         n_components = check_n_components(
             self.n_components, max_components, estimator="LinearDiscriminantAnalysis",
             limit="min(n_classes - 1, n_features)")
-        covariance = np.zeros((d, d))
-        for k, (_, _, scatter) in enumerate(stats):
-            covariance += (priors[k] / counts[k]) * scatter
-        covariance = 0.5 * (covariance + covariance.T)
-        if shrinkage is not None:
+        if shrinkage == "auto":
+            covariance = _ledoit_wolf_within(stats, counts, means, priors, pairs)
+        else:
+            covariance = np.zeros((d, d))
+            for k, (_, _, scatter) in enumerate(stats):
+                covariance += (priors[k] / counts[k]) * scatter
+            covariance = 0.5 * (covariance + covariance.T)
+        if shrinkage is not None and shrinkage != "auto":
             target = np.trace(covariance) / d
             covariance *= 1.0 - shrinkage
             covariance.flat[:: d + 1] += shrinkage * target
