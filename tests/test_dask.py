@@ -257,7 +257,7 @@ def test_lda_equals_in_memory(client, shrinkage, n_classes):
 
 # -- faults: chunking, pickling --------------------------------------------------------------
 
-_CHUNKINGS = [(300,), (1, 99, 150, 50), (37,) * 8 + (4,), (150, 1, 149)]
+_CHUNKINGS = [(300,), (1, 99, 150, 50), (37,) * 8 + (4,), (150, 0, 1, 149)]
 
 
 @pytest.mark.parametrize("chunks", _CHUNKINGS)
@@ -271,9 +271,14 @@ def test_results_do_not_depend_on_chunking(client, chunks):
     pca = fdd.PCA(n_components=2).fit(Xd)
     ref = fastdr.PCA(n_components=2).fit(X)
     np.testing.assert_allclose(pca.explained_variance_, ref.explained_variance_, rtol=1e-10)
+    _procrustes_equal(pca.transform(Xd).compute(), ref.transform(X), 1e-8)
     lda = fdd.LinearDiscriminantAnalysis().fit(Xd, y)
-    np.testing.assert_allclose(lda.coef_, fastdr.LinearDiscriminantAnalysis().fit(X, y).coef_,
-                               rtol=1e-9)
+    ref_lda = fastdr.LinearDiscriminantAnalysis().fit(X, y)
+    np.testing.assert_allclose(lda.coef_, ref_lda.coef_, rtol=1e-9)
+    np.testing.assert_array_equal(lda.predict(Xd).compute(), ref_lda.predict(X))
+    iso = fdd.Isomap(n_neighbors=6, n_landmarks=20, random_state=0).fit(Xd)
+    ref_iso = fastdr.Isomap(n_neighbors=6, n_landmarks=20, random_state=0).fit(X)
+    _procrustes_equal(iso.embedding_, ref_iso.embedding_, 1e-8)
 
 
 def test_fitted_estimators_pickle(client):

@@ -25,10 +25,14 @@ def moments(X):
 
 
 def _project_block(block, model):
+    if block.shape[0] == 0:  # the in-memory estimator refuses empty input
+        return np.empty((0, model.n_components_), dtype=block.dtype)
     return model.transform(block)
 
 
 def _inverse_block(block, model):
+    if block.shape[0] == 0:
+        return np.empty((0, model.n_features_in_), dtype=block.dtype)
     return model.inverse_transform(block)
 
 

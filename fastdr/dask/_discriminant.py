@@ -70,7 +70,9 @@ def add_class_scaled_moments(*parts):
     return total
 
 
-def _method_block(block, model, method):
+def _method_block(block, model, method, n_cols, dtype):
+    if block.shape[0] == 0:  # the in-memory estimator refuses empty input
+        return np.empty((0,) if n_cols is None else (0, n_cols), dtype=dtype)
     return getattr(model, method)(block)
 
 
@@ -276,10 +278,10 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         X = as_dask_rows(X, "LinearDiscriminantAnalysis", min_samples=0)
         _check_features(self, X, method)
         if n_cols is None:
-            return X.map_blocks(_method_block, model, method, drop_axis=1,
+            return X.map_blocks(_method_block, model, method, n_cols, dtype, drop_axis=1,
                                 chunks=(X.chunks[0],), dtype=dtype)
-        return X.map_blocks(_method_block, model, method, chunks=(X.chunks[0], (n_cols,)),
-                            dtype=dtype)
+        return X.map_blocks(_method_block, model, method, n_cols, dtype,
+                            chunks=(X.chunks[0], (n_cols,)), dtype=dtype)
 
     def _n_scores(self):
         return None if len(self.classes_) == 2 else len(self.classes_)
