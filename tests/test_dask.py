@@ -287,7 +287,8 @@ def test_fitted_estimators_pickle(client):
     for est in (fdd.NearestNeighbors(n_neighbors=3).fit(Xd),
                 fdd.KNeighborsClassifier(n_neighbors=3).fit(Xd, y),
                 fdd.PCA(n_components=2).fit(Xd),
-                fdd.LinearDiscriminantAnalysis().fit(Xd, y)):
+                fdd.LinearDiscriminantAnalysis().fit(Xd, y),
+                fdd.Isomap(n_neighbors=6, n_landmarks=10, random_state=0).fit(Xd)):
         clone = pickle.loads(pickle.dumps(est))
         if hasattr(est, "kneighbors"):
             a = est.kneighbors(return_distance=False).compute()
@@ -335,6 +336,13 @@ def test_landmark_isomap_equals_in_memory(client):
     np.testing.assert_array_equal(iso.landmarks_, ref.landmarks_)
     np.testing.assert_allclose(iso.eigenvalues_, ref.eigenvalues_, rtol=1e-10)
     _procrustes_equal(iso.embedding_, ref.embedding_, 1e-8)
+    Q = X[::7] + 0.05
+    Z = iso.transform(da.from_array(Q, chunks=(25, 3)))
+    assert isinstance(Z, da.Array) and Z.chunks[0] == (25, 25, 22)
+    _procrustes_equal(Z.compute(), ref.transform(Q), 1e-8)
+    lazy = fdd.Isomap(n_neighbors=8, n_landmarks=40, random_state=0).fit_transform(Xd)
+    assert isinstance(lazy, da.Array) and lazy.chunks[0] == Xd.chunks[0]
+    _procrustes_equal(lazy.compute(), ref.embedding_, 1e-8)
 
 
 def test_isomap_without_landmarks_is_refused_with_the_reason():

@@ -16,13 +16,16 @@ import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import SOLVERS
-from .._validation import check_option, check_random_state, check_scalar
+from .._kernels.graph_build import geodesic_through_neighbours
+from .._parallel import parallel_section
+from .._validation import check_is_fitted, check_option, check_random_state, check_scalar
 from ..manifold import _isomap_graph
 from ..manifold._geodesic import landmark_columns, locality_order, renumber
 from ..manifold._landmarks import triangulate_rows
-from ..manifold._mds_core import embed_from_distances
+from ..manifold._mds_core import embed_from_distances, triangulate
+from ._decomposition import _check_features
 from ._neighbors import NearestNeighbors
-from ._utils import as_dask_rows, broadcast, task_n_jobs
+from ._utils import as_dask_rows, broadcast, stack_rows, task_n_jobs
 
 DEFAULT_N_NEIGHBORS = 5
 _SOURCES_PER_TASK = 16  # landmarks per Dijkstra task (a multiple of the kernel's panel, 8)
@@ -34,6 +37,22 @@ def _columns_task(graph, sources, dtype, n_jobs):
 
 def _triangulate_block(block, sq_means, vectors, values):
     return triangulate_rows(block, sq_means, vectors, values)
+
+
+def _through_neighbours(knn, panel, rank, fit_dtype, n_jobs):
+    """Squared geodesics from a block of new points to one panel of landmarks."""
+    sq_dist, ind = knn
+    # the neighbour distances as the in-memory search reports them (in the training dtype)
+    dist = np.sqrt(sq_dist).astype(fit_dtype).astype(np.float64)
+    out = np.empty((ind.shape[0], panel.shape[1]), dtype=np.float64)
+    with parallel_section(task_n_jobs(n_jobs)):
+        geodesic_through_neighbours(ind, dist, panel, rank, out)
+    return out
+
+
+def _place(sq_parts, sq_means, vectors, values, dtype):
+    sq = np.concatenate(sq_parts, axis=1)
+    return triangulate(sq, sq_means, vectors, values).astype(dtype, copy=False)
 
 
 class Isomap(TransformerMixin, BaseEstimator):
@@ -152,15 +171,13 @@ class Isomap(TransformerMixin, BaseEstimator):
             "raise", graph, None, graph_param=f"n_neighbors (now {k})", n_jobs=self.n_jobs)
         rng = check_random_state(self.random_state)
         order, rank = locality_order(graph)
-        local = broadcast(dask.delayed(renumber(graph, order, rank, self.n_jobs), pure=True))
+        self._local_graph = renumber(graph, order, rank, self.n_jobs)
+        self._rank = rank
+        self._dtype = dtype
         landmarks = np.sort(rng.choice(m, self.n_landmarks, replace=False)).astype(np.int64)
         sources = rank[landmarks]
-        panels = []
-        for s0 in range(0, sources.shape[0], _SOURCES_PER_TASK):
-            group = sources[s0:s0 + _SOURCES_PER_TASK]
-            part = dask.delayed(_columns_task, pure=True)(local, group, dtype, self.n_jobs)
-            panels.append(da.from_delayed(part, shape=(m, group.shape[0]), dtype=dtype))
-        columns = da.concatenate(panels, axis=1)
+        self._sources = sources
+        columns = da.concatenate(self._panels(), axis=1)
         block = np.array(columns[sources].compute(), dtype=np.float64)
         block = 0.5 * (block + block.T)  # the two Dijkstra runs may differ in the last bit
         _, values, vectors, sq_means = embed_from_distances(
@@ -173,15 +190,66 @@ class Isomap(TransformerMixin, BaseEstimator):
         self.embedding_ = local_embedding[rank].astype(dtype, copy=False)
         self.landmarks_ = landmarks
         self.eigenvalues_ = values
+        self._vectors = vectors
+        self._sq_means = sq_means
+        self.nbrs_ = nbrs
+        self._n_neighbors = k
         self.n_connected_components_ = n_found
         self.n_features_in_ = int(X.shape[1])
         return self
 
+    def _panels(self):
+        """The m x L landmark geodesic matrix as lazy column panels (one Dijkstra task each),
+        on the graph scattered once to the workers."""
+        m = self._local_graph.n_nodes
+        local = broadcast(dask.delayed(self._local_graph, pure=True))
+        panels = []
+        for s0 in range(0, self._sources.shape[0], _SOURCES_PER_TASK):
+            group = self._sources[s0:s0 + _SOURCES_PER_TASK]
+            part = dask.delayed(_columns_task, pure=True)(local, group, self._dtype,
+                                                          self.n_jobs)
+            panels.append(da.from_delayed(part, shape=(m, group.shape[0]), dtype=self._dtype))
+        return panels
+
     def fit_transform(self, X, y=None):
-        """Fit and return ``embedding_`` (a NumPy array: it is a fitted attribute).
+        """Fit and return the embedding as a dask array with X's row chunks.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components)
+        dask array of shape (n_samples, n_components)
+            ``embedding_`` (a NumPy fitted attribute) in X's row chunks.
         """
-        return self.fit(X).embedding_
+        X = as_dask_rows(X, "Isomap", min_samples=2)
+        self.fit(X)
+        return da.from_array(self.embedding_, chunks=(X.chunks[0], self.n_components))
+
+    def transform(self, X):
+        """Lazily place new points: geodesics through their k nearest training points to the
+        landmarks, then triangulation (the in-memory ``out_of_sample="geodesic"``).
+
+        The landmark Dijkstra runs again inside the graph (the fit keeps only the O(m k)
+        graph, never the m x L matrix); each query block meets each landmark panel once.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_queries, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_queries, n_components), with X's row chunks
+        """
+        check_is_fitted(self, "embedding_")
+        X = as_dask_rows(X, "Isomap", min_samples=0)
+        _check_features(self, X, "transform")
+        k = min(self._n_neighbors, self.nbrs_.n_samples_fit_)
+        parts, _ = self.nbrs_._knn_parts(self.nbrs_._query_points(X, "transform"), k)
+        panels = [p.to_delayed().ravel()[0] for p in self._panels()]
+        out = []
+        for knn in parts:
+            sq_parts = [dask.delayed(_through_neighbours, pure=True)(
+                knn, panel, self._rank, self.nbrs_._fit_dtype, self.n_jobs)
+                        for panel in panels]
+            out.append(dask.delayed(_place, pure=True)(sq_parts, self._sq_means, self._vectors,
+                                                       self.eigenvalues_,
+                                                       self.embedding_.dtype))
+        return stack_rows(out, X.chunks[0], self.n_components, self.embedding_.dtype)
