@@ -287,26 +287,76 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         return None if len(self.classes_) == 2 else len(self.classes_)
 
     def decision_function(self, X):
-        """Lazy class scores (1-D for two classes)."""
+        """Lazy class scores ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_classes), or (n_samples,) for two classes
+            With X's row chunks.
+        """
         check_is_fitted(self, "coef_")
         return self._map(X, "decision_function", self._n_scores(), self._dtype)
 
     def predict(self, X):
-        """Lazy predicted labels, shape (n_samples,)."""
+        """Lazy most probable class of each sample.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples,)
+            With X's row chunks.
+        """
         check_is_fitted(self, "coef_")
         return self._map(X, "predict", None, self.classes_.dtype)
 
     def predict_proba(self, X):
-        """Lazy posterior probabilities, shape (n_samples, n_classes)."""
+        """Lazy posterior class probabilities.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_classes)
+            With X's row chunks.
+        """
         check_is_fitted(self, "coef_")
         return self._map(X, "predict_proba", len(self.classes_), np.float64)
 
     def predict_log_proba(self, X):
-        """Lazy log posterior probabilities, shape (n_samples, n_classes)."""
+        """Lazy logarithm of the posterior class probabilities.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_classes)
+            With X's row chunks.
+        """
         check_is_fitted(self, "coef_")
         return self._map(X, "predict_log_proba", len(self.classes_), np.float64)
 
     def transform(self, X):
-        """Lazy projections on the discriminant directions, shape (n_samples, n_components_)."""
+        """Lazy projections on the discriminant directions.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_components_)
+            With X's row chunks.
+        """
         check_is_fitted(self, "coef_")
         return self._map(X, "transform", self.n_components_, self._dtype)

@@ -369,14 +369,34 @@ class KNeighborsClassifier(ClassifierMixin, _DaskKNeighborsSupervised):
         return self
 
     def predict_proba(self, X):
-        """Lazy class probabilities, shape (n_queries, n_classes)."""
+        """Lazy class probabilities: the normalised (weighted) votes.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_classes)
+            With X's row chunks.
+        """
         check_is_fitted(self, "classes_")
         targets = (self._y_codes, len(self.classes_))
         return self._predict_parts(X, "predict_proba", _class_proba, targets,
                                    len(self.classes_), np.float64)
 
     def predict(self, X):
-        """Lazy predicted labels, shape (n_queries,)."""
+        """Lazy predicted class labels.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples,)
+            With X's row chunks.
+        """
         check_is_fitted(self, "classes_")
         targets = (self._y_codes, len(self.classes_), self.classes_)
         return self._predict_parts(X, "predict", _class_label, targets, None,
@@ -428,7 +448,17 @@ class KNeighborsRegressor(RegressorMixin, _DaskKNeighborsSupervised):
         return self
 
     def predict(self, X):
-        """Lazy predicted targets, shape (n_queries,) or (n_queries, n_outputs)."""
+        """Lazy predicted targets.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples,) or (n_samples, n_outputs)
+            With X's row chunks.
+        """
         check_is_fitted(self, "_y")
         n_cols = None if self._y_1d else self._y.shape[1]
         return self._predict_parts(X, "predict", _regress, (self._y, self._y_1d), n_cols,
