@@ -204,6 +204,25 @@ def test_kneighbors_classifier_and_regressor(client, weights):
     np.testing.assert_allclose(reg.predict(Qd).compute(), ref_reg.predict(Q), rtol=1e-12)
 
 
+def test_broadcast_auto_follows_the_worker_memory_limit(client, monkeypatch):
+    from fastdr.dask import _neighbors
+
+    X, _ = _data(m=100, d=3)
+    nn = fdd.NearestNeighbors(n_neighbors=2).fit(da.from_array(X, chunks=(30, 3)))
+    assert nn._use_broadcast() is True
+    monkeypatch.setattr(_neighbors, "BROADCAST_MEMORY_FRACTION", 1e-12)
+    assert nn._use_broadcast() is False
+    assert fdd.NearestNeighbors(broadcast_index=True).fit(
+        da.from_array(X, chunks=(30, 3)))._use_broadcast() is True
+
+
+def test_query_with_other_feature_count_is_refused():
+    X, _ = _data(m=50, d=3)
+    nn = fdd.NearestNeighbors(n_neighbors=2).fit(da.from_array(X, chunks=(20, 3)))
+    with pytest.raises(ValueError, match="X has 4 features, but NearestNeighbors is expecting 3"):
+        nn.kneighbors(da.zeros((5, 4), chunks=(5, 4)))
+
+
 def test_kneighbors_too_many_neighbours_is_refused():
     X, _ = _data(m=10, d=3)
     nn = fdd.NearestNeighbors(n_neighbors=10).fit(da.from_array(X, chunks=(4, 3)))
