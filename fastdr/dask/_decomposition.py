@@ -1,0 +1,195 @@
+"""PCA over dask arrays: one pass of per-block moments, a tree merge, eigh on the client."""
+
+import dask
+import numpy as np
+
+from .._base import BaseEstimator, TransformerMixin
+from .._eigen import check_n_components, fix_signs, n_components_for_ratio, symmetric_eigenpairs
+from .._validation import check_is_fitted, check_option
+from ._utils import as_dask_rows, block_moments, merge_moments, row_blocks, tree_reduce
+
+SVD_SOLVERS = ("auto", "covariance_eigh")
+_FITTED = ("mean_", "components_", "explained_variance_", "explained_variance_ratio_",
+           "singular_values_", "n_components_", "n_features_in_", "n_samples_")
+
+
+def moments(X):
+    """Count, mean and centred scatter (float64) of a row-chunked dask array, computed.
+
+    Each block is centred on its own mean (float64) and the blocks are merged pairwise up a
+    tree (Chan et al.'s update), so no sum ever cancels against a far-away mean.
+    """
+    parts = [dask.delayed(block_moments, pure=True)(b) for b in row_blocks(X)]
+    n, mean, scatter = dask.compute(tree_reduce(parts, merge_moments))[0]
+    return n, mean, 0.5 * (scatter + scatter.T)
+
+
+def _project_block(block, model):
+    if block.shape[0] == 0:  # the in-memory estimator refuses empty input
+        return np.empty((0, model.n_components_), dtype=block.dtype)
+    return model.transform(block)
+
+
+def _inverse_block(block, model):
+    if block.shape[0] == 0:
+        return np.empty((0, model.n_features_in_), dtype=block.dtype)
+    return model.inverse_transform(block)
+
+
+class PCA(TransformerMixin, BaseEstimator):
+    """Principal component analysis of a row-chunked dask array.
+
+    The same model as :class:`fastdr.PCA` with ``svd_solver="covariance_eigh"``: one pass
+    over the blocks computes per-block counts, means and centred ``X^T X`` in float64, merged
+    up a tree; the d x d eigenproblem is solved on the client. ``transform`` is a lazy
+    ``map_blocks`` of the in-memory projection.
+
+    Parameters
+    ----------
+    n_components : int, float or None, default=None
+        As in :class:`fastdr.PCA`.
+    whiten : bool, default=False
+    svd_solver : {"auto", "covariance_eigh"}, default="auto"
+        Only the covariance route distributes (the Gram, full-SVD and randomized solvers of
+        the in-memory PCA need all rows in one place or many passes).
+    random_state : int, RandomState or None, default=None
+        Seeds the eigensolver when few components of a large covariance are wanted.
+
+    Attributes
+    ----------
+    components_, explained_variance_, explained_variance_ratio_, singular_values_, mean_ :
+        NumPy arrays, as in :class:`fastdr.PCA`.
+    n_components_, n_features_in_, n_samples_ : int
+
+    Notes
+    -----
+    Work O(m d^2) over the blocks; the client holds O(d^2) and spends O(d^3).
+    Communication O(n_blocks d^2).
+    """
+
+    def __init__(self, *, n_components=None, whiten=False, svd_solver="auto",
+                 random_state=None):
+        self.n_components = n_components
+        self.whiten = whiten
+        self.svd_solver = svd_solver
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fit the principal axes (computes one pass over X).
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features), chunked by rows
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        check_option(self.svd_solver, "svd_solver", SVD_SOLVERS)
+        if not isinstance(self.whiten, (bool, np.bool_)):
+            raise TypeError(f"whiten must be True or False; got {self.whiten!r}.")
+        X = as_dask_rows(X, "PCA", min_samples=2)
+        m, d = X.shape
+        n_components = check_n_components(
+            self.n_components, min(m, d), estimator="PCA", limit="min(n_samples, n_features)")
+        _, mean, scatter = moments(X)
+        total = float(np.trace(scatter))
+        wanted = n_components if isinstance(n_components, int) else None
+        values, vectors = symmetric_eigenpairs(scatter, d if wanted is None else wanted,
+                                               solver="auto", random_state=self.random_state,
+                                               overwrite_a=True)
+        values = np.maximum(values, 0.0)
+        if n_components is None:
+            k = min(m, d)
+        elif isinstance(n_components, float):
+            k = n_components_for_ratio(values, n_components) if total > 0 else 1
+        else:
+            k = n_components
+        values = values[:k]
+        components = fix_signs(np.array(vectors[:, :k], dtype=np.float64)).T
+        variance = values / (m - 1)
+        dtype = X.dtype
+        self.mean_ = mean.astype(dtype)
+        self.components_ = np.ascontiguousarray(components, dtype=dtype)
+        self.explained_variance_ = variance.astype(dtype)
+        ratio = variance / (total / (m - 1)) if total > 0 else np.zeros_like(variance)
+        self.explained_variance_ratio_ = ratio.astype(dtype)
+        self.singular_values_ = np.sqrt(values).astype(dtype)
+        self.n_components_ = int(k)
+        self.n_features_in_ = int(d)
+        self.n_samples_ = int(m)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit on X and return its lazy projections.
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_components_)
+        """
+        return self.fit(X).transform(X)
+
+    def to_local(self):
+        """The fitted in-memory :class:`fastdr.PCA` with the same attributes.
+
+        Returns
+        -------
+        fastdr.PCA
+        """
+        check_is_fitted(self, "components_")
+        from ..decomposition import PCA as LocalPCA
+
+        model = LocalPCA(n_components=self.n_components, whiten=self.whiten,
+                         random_state=self.random_state)
+        for name in _FITTED:
+            setattr(model, name, getattr(self, name))
+        return model
+
+    def transform(self, X):
+        """Lazy projections on the principal axes (the in-memory projection per block).
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_components_), with X's row chunks
+        """
+        model = self.to_local()
+        X = as_dask_rows(X, "PCA", min_samples=0)
+        _check_features(self, X, "transform")
+        return X.map_blocks(_project_block, model, chunks=(X.chunks[0], (self.n_components_,)),
+                            dtype=X.dtype)
+
+    def inverse_transform(self, X):
+        """Lazy map of projections back to the input space, ``W z + mean_``.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_features)
+        """
+        model = self.to_local()
+        Z = as_dask_rows(X, "PCA", min_samples=0)
+        if Z.shape[1] != self.n_components_:
+            raise ValueError(
+                f"X has {Z.shape[1]} columns, but this PCA has {self.n_components_} "
+                "components; inverse_transform takes the output of transform."
+            )
+        return Z.map_blocks(_inverse_block, model, chunks=(Z.chunks[0], (self.n_features_in_,)),
+                            dtype=Z.dtype)
+
+
+def _check_features(estimator, X, method):
+    expected = estimator.n_features_in_
+    if X.shape[1] != expected:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{expected} features as input (the number seen in fit). Pass data with "
+            f"{expected} columns to {method}."
+        )

@@ -1,0 +1,242 @@
+"""Neighbourhood Components Analysis over dask arrays: L-BFGS on the client, map-reduce evals.
+
+The objective ``f(A) = sum_i p_i`` and its gradient are sums over the rows i (each row's
+softmax runs over all m points), so one evaluation is a map over row ranges, each task running
+the in-memory kernel :func:`fastdr.metric_learning._nca.nca_objective_gradient` on its rows,
+and a tree sum. The points (grouped by class, as in memory) are gathered once into one array
+on the cluster and replicated to every worker; each evaluation then ships only ``A`` (r x d)
+out and one objective and one r x d gradient per task back.
+"""
+
+import dask
+import numpy as np
+import scipy.optimize
+
+from .._base import BaseEstimator, TransformerMixin
+from .._kernels import nca as nca_kernels
+from .._metric import apply_linear_map
+from .._validation import (
+    check_classification_targets,
+    check_is_fitted,
+    check_option,
+    check_random_state,
+    check_scalar,
+)
+from ..metric_learning._nca import _BLOCK_BYTES, _MAX_CHUNKS
+from ._decomposition import _check_features
+from ._utils import as_dask_rows, as_labels, broadcast, check_n_jobs, row_blocks
+
+INITS = ("auto", "pca", "lda", "identity", "random")
+
+
+def gather(*blocks):
+    """All rows in one C-contiguous float64 array."""
+    return np.ascontiguousarray(np.concatenate(blocks, axis=0), dtype=np.float64)
+
+
+def take_rows(X, order):
+    """The rows of X reordered by ``order`` (grouped by class, as in memory)."""
+    return np.ascontiguousarray(X[order])
+
+
+def initial_map(params, X, codes, r):
+    """The in-memory estimator's starting map (its own rule, PCA and LDA), on a worker."""
+    from ..metric_learning import NeighborhoodComponentsAnalysis as LocalNCA
+
+    local = LocalNCA(**params)
+    return local._initialize(X, codes, r, check_random_state(params["random_state"]))
+
+
+def chunk_partials(X, codes, A, chunk, n_chunks, block):
+    """One chunk of the in-memory kernel's fixed row partition: (objective, S, colsum, rowsum).
+
+    The partition (``block`` rows per block, ``n_chunks`` chunks of whole blocks) is the one
+    :func:`fastdr.metric_learning._nca.nca_objective_gradient` uses, and the chunk runs the
+    same serial kernel (``_chunk_sums``), so the partial sums are the in-memory ones, bit
+    for bit. O(chunk rows x m r + candidates d) time, O(block m) memory.
+    """
+    m, d = X.shape
+    Z, z_norms = nca_kernels._centred_projection(X, A)
+    ZT = np.ascontiguousarray(Z.T)
+    rows = np.arange(m, dtype=np.int64)
+    n_blocks = -(-m // block)
+    first = chunk * n_blocks // n_chunks
+    last = (chunk + 1) * n_blocks // n_chunks
+    colsum = np.zeros(m)
+    rowsum = np.zeros(m)
+    S = np.zeros((d, d))
+    objective = nca_kernels._chunk_sums(X, Z, ZT, z_norms, codes, rows, block, nca_kernels.AUTO,
+                                        first, last, colsum, rowsum, S)
+    lo, hi = first * block, min(m, last * block)
+    return objective, S, colsum, lo, rowsum[lo:hi]
+
+
+def finish_gradient(X, A, *chunks):
+    """Merge the chunks in chunk order, as the in-memory kernel does; (objective, gradient)."""
+    m, d = X.shape
+    rowsum = np.zeros(m)
+    for _, _, _, lo, part in chunks:
+        rowsum[lo:lo + part.shape[0]] = part
+    objective = 0.0
+    S = np.zeros((d, d))
+    degree = rowsum.copy()
+    for value, S_c, colsum, _, _ in chunks:
+        objective += value
+        S += S_c
+        degree += colsum
+    H = np.dot((X * degree[:, None]).T, X) - S - S.T
+    return objective, -2.0 * np.dot(A, H)
+
+
+def _transform_block(block, components):
+    return apply_linear_map(block, components)
+
+
+class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
+    """NCA of a row-chunked dask array: the same map as the in-memory estimator, to 1e-8.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+    init : {"auto", "pca", "lda", "identity", "random"} or ndarray, default="auto"
+        As in :class:`fastdr.NeighborhoodComponentsAnalysis`, computed by the in-memory
+        estimator's own rule in one task on the gathered points (so the start is the
+        in-memory start, bit for bit).
+    max_iter : int, default=50
+    tol : float, default=1e-5
+    callback : callable or None, default=None
+        Called as ``callback(components, n_iter)`` after every L-BFGS iteration.
+    random_state : int, RandomState, Generator or None, default=None
+    n_jobs : int or None, default=None
+        Threads per task; None means the cores of the worker that runs it.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (r, n_features)
+    n_iter_ : int
+    objective_ : float
+    classes_ : ndarray
+    n_features_in_ : int
+
+    Notes
+    -----
+    Only L-BFGS (the in-memory default) is distributed. Each evaluation costs
+    O(m^2 r + m d^2) work spread over the row blocks; every worker holds the m x d points
+    (float64) once; the client holds the labels (O(m)) and O(r d).
+    """
+
+    def __init__(self, *, n_components=None, init="auto", max_iter=50, tol=1e-5,
+                 callback=None, random_state=None, n_jobs=None):
+        self.n_components = n_components
+        self.init = init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.callback = callback
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Learn the map A by L-BFGS with distributed objective evaluations.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features), chunked by rows
+        y : dask or NumPy array of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        check_scalar(self.n_components, "n_components", "int", min_value=1, allow_none=True)
+        if isinstance(self.init, str):
+            check_option(self.init, "init", INITS)
+        check_scalar(self.max_iter, "max_iter", "int", min_value=1)
+        check_scalar(self.tol, "tol", "real", min_value=0)
+        check_n_jobs(self.n_jobs)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
+        X = as_dask_rows(X, "NeighborhoodComponentsAnalysis", min_samples=2)
+        m, d = X.shape
+        y = as_labels(y, m)
+        classes, codes = check_classification_targets(y, min_classes=1)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"NeighborhoodComponentsAnalysis needs at least 2 classes; y has a single "
+                f"class ({classes[0]!r}). Pass labels of two or more classes."
+            )
+        r = d if self.n_components is None else self.n_components
+        if r > d:
+            raise ValueError(
+                f"n_components={r} is larger than n_features={d}: NCA learns a map of at most "
+                f"n_features rows. Pass n_components <= {d}."
+            )
+        X_orig = dask.delayed(gather, pure=True)(*row_blocks(X))
+        params = {"n_components": self.n_components, "init": self.init,
+                  "random_state": self.random_state}
+        A0 = dask.compute(dask.delayed(initial_map)(params, X_orig, codes, r))[0]
+        order = np.argsort(codes, kind="stable")
+        sorted_codes = np.ascontiguousarray(codes[order], dtype=np.int64)
+        X_all = broadcast(dask.delayed(take_rows, pure=True)(X_orig, order))
+        codes_all = broadcast(dask.delayed(sorted_codes, pure=True))
+        # the in-memory kernel's fixed partition of the rows (see nca_objective_gradient)
+        block = int(np.clip(_BLOCK_BYTES // (12 * m), 16, 64))
+        n_chunks = max(1, min(-(-m // block), _MAX_CHUNKS))
+
+        def evaluate(A):
+            parts = [dask.delayed(chunk_partials)(X_all, codes_all, A, c, n_chunks, block)
+                     for c in range(n_chunks)]
+            return dask.compute(dask.delayed(finish_gradient)(X_all, A, *parts))[0]
+
+        state = {"n_iter": 0}
+
+        def negative_objective(a_flat):
+            objective, gradient = evaluate(np.ascontiguousarray(a_flat.reshape(r, d)))
+            return -objective, -gradient.ravel()
+
+        def on_iteration(intermediate_result):
+            state["n_iter"] += 1
+            if self.callback is not None:
+                self.callback(intermediate_result.x.reshape(r, d).copy(), state["n_iter"])
+
+        result = scipy.optimize.minimize(
+            negative_objective, A0.ravel(), method="L-BFGS-B", jac=True, tol=self.tol,
+            options={"maxiter": self.max_iter}, callback=on_iteration,
+        )
+        if not result.success:
+            import warnings
+
+            from ..exceptions import ConvergenceWarning, compatible
+
+            warnings.warn(
+                f"[{type(self).__name__}] NCA did not converge after {result.nit} iterations "
+                f"({result.message}). Increase max_iter or tol.",
+                compatible(ConvergenceWarning), stacklevel=2,
+            )
+        self.components_ = np.ascontiguousarray(result.x.reshape(r, d))
+        self.n_iter_ = int(result.nit)
+        self.objective_ = -float(result.fun)
+        self.classes_ = classes
+        self.n_features_in_ = int(d)
+        return self
+
+    def get_mahalanobis_matrix(self):
+        """The Mahalanobis matrix ``M = A^T A`` (d x d, float64)."""
+        check_is_fitted(self, "components_")
+        return self.components_.T @ self.components_
+
+    def transform(self, X):
+        """Lazy ``X A^T`` with X's row chunks.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_components)
+        """
+        check_is_fitted(self, "components_")
+        X = as_dask_rows(X, "NeighborhoodComponentsAnalysis", min_samples=0)
+        _check_features(self, X, "transform")
+        return X.map_blocks(_transform_block, self.components_,
+                            chunks=(X.chunks[0], (self.components_.shape[0],)), dtype=X.dtype)

@@ -1,0 +1,469 @@
+"""Exact nearest neighbours over dask arrays: search, graph, classification, regression."""
+
+import dask
+import numpy as np
+
+from .._base import BaseEstimator, ClassifierMixin, RegressorMixin
+from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
+from .._metric import apply_linear_map, resolve_metric
+from .._parallel import parallel_section
+from .._validation import (
+    check_classification_targets,
+    check_is_fitted,
+    check_option,
+    check_scalar,
+)
+from ..neighbors import _search
+from ._knn_tasks import plan_knn
+from ._utils import (
+    as_dask_rows,
+    as_labels,
+    check_n_jobs,
+    stack_rows,
+    task_n_jobs,
+    worker_memory_limit,
+)
+
+BROADCAST_OPTIONS = ("auto", True, False)
+# the broadcast index (data, and a k-d tree of about the same size) must use at most this
+# fraction of the smallest worker's memory limit
+BROADCAST_MEMORY_FRACTION = 0.25
+
+
+def _reported(sq, squared, dtype):
+    """Squared distances to the reported distances, in the training dtype."""
+    out = sq if squared else np.sqrt(sq)
+    return out.astype(dtype, copy=False)
+
+
+def _mapped_block(block, linear_map):
+    return apply_linear_map(block, linear_map)
+
+
+class _DaskNeighborsBase(BaseEstimator):
+    """Training points as a lazy dask array in metric space; k-NN plans over its blocks."""
+
+    _estimator_name = "NearestNeighbors"
+
+    def _fit_neighbors(self, X):
+        check_scalar(self.n_neighbors, "n_neighbors", "int", min_value=1)
+        check_option(self.algorithm, "algorithm", _search.ALGORITHMS)
+        check_n_jobs(self.n_jobs)
+        if self.broadcast_index not in BROADCAST_OPTIONS or not isinstance(
+                self.broadcast_index, (str, bool)):
+            raise ValueError(
+                f"broadcast_index must be 'auto', True or False; got {self.broadcast_index!r}."
+            )
+        X = as_dask_rows(X, self._estimator_name)
+        d = X.shape[1]
+        linear_map, squared = resolve_metric(self.metric, self.metric_params, d)
+        self.n_features_in_ = int(d)
+        self.n_samples_fit_ = int(X.shape[0])
+        self._linear_map = linear_map
+        self._squared = squared
+        self._fit_dtype = X.dtype
+        self._fit_X = self._to_metric_space(X)
+        self._algorithm = _search.choose_algorithm(self.algorithm, self._fit_X.shape[1])
+        return X
+
+    def _to_metric_space(self, X):
+        if self._linear_map is None:
+            return X
+        r = self._linear_map.shape[0]
+        return X.map_blocks(_mapped_block, self._linear_map, chunks=(X.chunks[0], (r,)),
+                            dtype=X.dtype)
+
+    def _query_points(self, X, method):
+        check_is_fitted(self, "_fit_X")
+        if X is None:
+            return None
+        X = as_dask_rows(X, self._estimator_name, min_samples=0)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input (the number seen in fit). Pass "
+                f"data with {self.n_features_in_} columns to {method}."
+            )
+        X = X.astype(self._fit_dtype)
+        return self._to_metric_space(X)
+
+    def _use_broadcast(self):
+        if self.broadcast_index != "auto":
+            return bool(self.broadcast_index)
+        T = self._fit_X
+        index_bytes = 2 * T.shape[0] * T.shape[1] * T.dtype.itemsize
+        return index_bytes <= BROADCAST_MEMORY_FRACTION * worker_memory_limit()
+
+    def _check_k(self, k, self_query):
+        check_scalar(k, "n_neighbors", "int", min_value=1)
+        n = self.n_samples_fit_
+        limit = n - 1 if self_query else n
+        if k > limit:
+            raise ValueError(
+                f"n_neighbors={k} is larger than the {limit} training points a query can "
+                f"have as neighbours ({n} points{', each excluding itself' if self_query else ''}"
+                f"). Use n_neighbors <= {limit} or fit on more points."
+            )
+
+    def _knn_parts(self, Q, k):
+        """Delayed (squared distances, indices) per query block, and the query array."""
+        self_query = Q is None
+        self._check_k(k, self_query)
+        parts = plan_knn(self._fit_X, Q, k, self_query=self_query, algorithm=self._algorithm,
+                         broadcast=self._use_broadcast(), n_jobs=self.n_jobs)
+        return parts, self._fit_X if self_query else Q
+
+
+
+class NearestNeighbors(_DaskNeighborsBase):
+    """Exact k-nearest-neighbour queries over row-chunked dask arrays.
+
+    Same parameters and results as :class:`fastdr.NearestNeighbors` (indices identical, ties
+    broken by the smaller training index); queries are lazy dask arrays with the row chunks
+    of the queries.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+        As in :class:`fastdr.NearestNeighbors`; each task runs the in-memory search.
+    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
+    metric_params : dict or None
+    n_jobs : int or None
+        Threads per task; None means the cores of the worker that runs the task.
+    broadcast_index : {"auto", True, False}, default="auto"
+        ``True``: one task gathers the training points (and its k-d tree) and every query
+        block is searched against it (the index travels once to each worker). ``False``:
+        one task per (query block, training block) pair, merged by (distance, index) up a
+        tree; no task holds more than two blocks. ``"auto"`` broadcasts when twice the
+        training data take at most a quarter of the smallest worker's memory limit.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    n_samples_fit_ : int
+
+    Notes
+    -----
+    Work O(m n d) spread over ``n_q x n_t`` (pairs) or ``n_q`` (broadcast) tasks. Memory per
+    task O(block d + block k); communication O(n d) per worker (broadcast) or
+    O(n_q n d + n_t m k) in all (pairs).
+    """
+
+    def __init__(self, *, n_neighbors=5, algorithm="auto", metric="euclidean",
+                 metric_params=None, n_jobs=None, broadcast_index="auto"):
+        self.n_neighbors = n_neighbors
+        self.algorithm = algorithm
+        self.metric = metric
+        self.metric_params = metric_params
+        self.n_jobs = n_jobs
+        self.broadcast_index = broadcast_index
+
+    def fit(self, X, y=None):
+        """Remember the training points (lazily; nothing is computed).
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features), chunked by rows
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._fit_neighbors(X)
+        return self
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """Lazy k nearest training points of each query.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_queries, n_features) or None
+            None means the training points, each excluding itself by index.
+        n_neighbors : int or None
+        return_distance : bool, default=True
+
+        Returns
+        -------
+        distances : dask array of shape (n_queries, n_neighbors)
+            Only when ``return_distance``; in the training dtype.
+        indices : dask array of shape (n_queries, n_neighbors), int64
+        """
+        Q = self._query_points(X, "kneighbors")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        parts, Q = self._knn_parts(Q, k)
+        rows = Q.chunks[0]
+        ind = stack_rows([p[1] for p in parts], rows, k, np.int64)
+        if not return_distance:
+            return ind
+        # a module-level function: a bound method would ship the estimator (and the graph
+        # of its training data) inside every task
+        dist_parts = [dask.delayed(_reported, pure=True)(p[0], self._squared, self._fit_dtype)
+                      for p in parts]
+        return stack_rows(dist_parts, rows, k, self._fit_dtype), ind
+
+    def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
+        """The k-NN graph, computed, as a ``scipy.sparse.csr_matrix`` on the client.
+
+        Parameters
+        ----------
+        X : dask array or None
+        n_neighbors : int or None
+        mode : {"connectivity", "distance"}
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_queries, n_samples_fit)
+            O(m k) memory on the client.
+        """
+        check_option(mode, "mode", ("connectivity", "distance"))
+        dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
+        dist, ind = dask.compute(dist, ind)
+        m, k = ind.shape
+        values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)
+        indptr = np.arange(0, m * k + 1, k, dtype=np.int64)
+        return _search.to_csr(indptr, ind.ravel(), values, (m, self.n_samples_fit_))
+
+
+def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,
+                     metric="euclidean", metric_params=None, algorithm="auto", n_jobs=None,
+                     broadcast_index="auto"):
+    """The k-NN graph of a dask array as a ``scipy.sparse.csr_matrix`` on the client.
+
+    Parameters
+    ----------
+    X : dask array of shape (m, d), chunked by rows
+    n_neighbors : int
+    mode : {"connectivity", "distance"}
+    include_self : bool, default=False
+        Count each point as its own first neighbour (distance 0).
+    metric, metric_params, algorithm, n_jobs, broadcast_index
+        As in :class:`NearestNeighbors`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (m, m)
+        The same matrix as :func:`fastdr.kneighbors_graph`.
+    """
+    nn = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, metric_params=metric_params,
+                          algorithm=algorithm, n_jobs=n_jobs,
+                          broadcast_index=broadcast_index).fit(X)
+    if not include_self:
+        return nn.kneighbors_graph(None, n_neighbors, mode=mode)
+    # the point itself is its own first neighbour: query the training points as outsiders
+    return nn.kneighbors_graph(X, n_neighbors, mode=mode)
+
+
+class _DaskKNeighborsSupervised(_DaskNeighborsBase):
+    def __init__(self, *, n_neighbors=5, weights="uniform", algorithm="auto",
+                 metric="euclidean", metric_params=None, n_jobs=None, broadcast_index="auto"):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.algorithm = algorithm
+        self.metric = metric
+        self.metric_params = metric_params
+        self.n_jobs = n_jobs
+        self.broadcast_index = broadcast_index
+
+    def _check_weights(self):
+        if not (callable(self.weights) or self.weights in ("uniform", "distance")):
+            raise ValueError(
+                f"weights must be 'uniform', 'distance' or a callable; got {self.weights!r}."
+            )
+
+    def _predict_parts(self, X, method, combine, targets, n_cols, dtype):
+        check_is_fitted(self, "_fit_X")
+        Q = self._query_points(X, method)
+        if Q is None:
+            raise ValueError(f"{method} needs query points X (a dask array).")
+        parts, Q = self._knn_parts(Q, self.n_neighbors)
+        targets = dask.delayed(targets, pure=True)
+        out = [dask.delayed(_vote_block, pure=True)(p, self.weights, self._fit_dtype,
+                                                    targets, combine, self.n_jobs)
+               for p in parts]
+        return stack_rows(out, Q.chunks[0], n_cols, dtype)
+
+
+def _neighbour_weights(sq, weights, dtype):
+    if weights == "uniform":
+        return np.ones(sq.shape, dtype=np.float64)
+    dist = np.sqrt(sq)
+    if weights == "distance":
+        return inverse_distance_weights(dist)
+    w = np.asarray(weights(dist.astype(dtype)), dtype=np.float64)
+    if w.shape != sq.shape:
+        raise ValueError(
+            f"The weights callable returned shape {w.shape}; it must return one weight per "
+            f"neighbour, shape {sq.shape}."
+        )
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("The weights callable returned negative, NaN or inf weights.")
+    return w
+
+
+def _vote_block(part, weights, dtype, targets, combine, n_jobs):
+    sq, idx = part
+    with parallel_section(task_n_jobs(n_jobs)):
+        w = _neighbour_weights(sq, weights, dtype)
+        return combine(idx, w, targets)
+
+
+def _class_proba(idx, w, targets):
+    codes, n_classes = targets
+    return class_votes(idx, w, codes, n_classes)
+
+
+def _class_label(idx, w, targets):
+    codes, n_classes, classes = targets
+    return classes[np.argmax(class_votes(idx, w, codes, n_classes), axis=1)]
+
+
+def _regress(idx, w, targets):
+    y, one_d = targets
+    out = weighted_means(idx, w, y)
+    return out.ravel() if one_d else out
+
+
+class KNeighborsClassifier(ClassifierMixin, _DaskKNeighborsSupervised):
+    """k-nearest-neighbour classifier over dask arrays (majority or 1/distance vote).
+
+    Same parameters and predictions as :class:`fastdr.KNeighborsClassifier`, plus
+    ``broadcast_index`` (see :class:`NearestNeighbors`). The labels (O(m)) are held on the
+    client and sent once to each worker with the graph.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+    weights : {"uniform", "distance"} or callable, default="uniform"
+    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
+    metric_params : dict or None
+    n_jobs : int or None
+    broadcast_index : {"auto", True, False}, default="auto"
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    n_features_in_ : int
+    """
+
+    _estimator_name = "KNeighborsClassifier"
+
+    def fit(self, X, y):
+        """Remember the training points (lazily) and their labels.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+        y : dask or NumPy array of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._check_weights()
+        X = self._fit_neighbors(X)
+        y = as_labels(y, X.shape[0])
+        self.classes_, self._y_codes = check_classification_targets(y)
+        return self
+
+    def predict_proba(self, X):
+        """Lazy class probabilities: the normalised (weighted) votes.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples, n_classes)
+            With X's row chunks.
+        """
+        check_is_fitted(self, "classes_")
+        targets = (self._y_codes, len(self.classes_))
+        return self._predict_parts(X, "predict_proba", _class_proba, targets,
+                                   len(self.classes_), np.float64)
+
+    def predict(self, X):
+        """Lazy predicted class labels.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples,)
+            With X's row chunks.
+        """
+        check_is_fitted(self, "classes_")
+        targets = (self._y_codes, len(self.classes_), self.classes_)
+        return self._predict_parts(X, "predict", _class_label, targets, None,
+                                   self.classes_.dtype)
+
+
+class KNeighborsRegressor(RegressorMixin, _DaskKNeighborsSupervised):
+    """k-nearest-neighbour regressor over dask arrays (mean or 1/distance-weighted mean).
+
+    Same parameters and predictions as :class:`fastdr.KNeighborsRegressor`, plus
+    ``broadcast_index`` (see :class:`NearestNeighbors`).
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+    weights : {"uniform", "distance"} or callable, default="uniform"
+    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
+    metric_params : dict or None
+    n_jobs : int or None
+    broadcast_index : {"auto", True, False}, default="auto"
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    """
+
+    _estimator_name = "KNeighborsRegressor"
+
+    def fit(self, X, y):
+        """Remember the training points (lazily) and their targets.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+        y : dask or NumPy array of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self
+        """
+        self._check_weights()
+        X = self._fit_neighbors(X)
+        y = as_labels(y, X.shape[0])
+        if y.dtype.kind not in "biuf":
+            raise ValueError(f"y must be numeric for a regressor; got dtype {y.dtype}.")
+        self._y_1d = y.ndim == 1
+        self._y = np.ascontiguousarray(y.reshape(y.shape[0], -1), dtype=np.float64)
+        return self
+
+    def predict(self, X):
+        """Lazy predicted targets.
+
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dask array of shape (n_samples,) or (n_samples, n_outputs)
+            With X's row chunks.
+        """
+        check_is_fitted(self, "_y")
+        n_cols = None if self._y_1d else self._y.shape[1]
+        return self._predict_parts(X, "predict", _regress, (self._y, self._y_1d), n_cols,
+                                   np.float64)
+
+
+__all__ = ["KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors",
+           "kneighbors_graph"]
