@@ -4,8 +4,9 @@ import dask
 import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
-from .._eigen import check_n_components, fix_signs, n_components_for_ratio, symmetric_eigenpairs
-from .._validation import check_is_fitted, check_option
+from .._eigen import spectral_pairs
+from .._eigen_values import fix_signs
+from .._validation import check_is_fitted, check_n_components, check_option
 from ._utils import as_dask_rows, block_moments, merge_moments, row_blocks, tree_reduce
 
 SVD_SOLVERS = ("auto", "covariance_eigh")
@@ -95,18 +96,12 @@ class PCA(TransformerMixin, BaseEstimator):
             self.n_components, min(m, d), estimator="PCA", limit="min(n_samples, n_features)")
         _, mean, scatter = moments(X)
         total = float(np.trace(scatter))
-        wanted = n_components if isinstance(n_components, int) else None
-        values, vectors = symmetric_eigenpairs(scatter, d if wanted is None else wanted,
-                                               solver="auto", random_state=self.random_state,
-                                               overwrite_a=True)
-        values = np.maximum(values, 0.0)
-        if n_components is None:
-            k = min(m, d)
-        elif isinstance(n_components, float):
-            k = n_components_for_ratio(values, n_components) if total > 0 else 1
-        else:
-            k = n_components
-        values = values[:k]
+        # the same eigen pipeline as the in-memory PCA's covariance route
+        values, vectors = spectral_pairs(
+            scatter, n_components, solver="auto", what="The scatter matrix of the centred data",
+            psd=True, max_components=min(m, d), random_state=self.random_state,
+            overwrite_a=True)
+        k = values.shape[0]
         components = fix_signs(np.array(vectors[:, :k], dtype=np.float64)).T
         variance = values / (m - 1)
         dtype = X.dtype
