@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse
 from scipy.sparse.csgraph import connected_components, shortest_path
 
+from fastdr._config import FLOYD_MIN_DENSITY
 from fastdr._kernels import graph as gk
 from fastdr._kernels.graph_build import (
     geodesic_through_neighbours,
@@ -14,7 +15,6 @@ from fastdr._kernels.graph_build import (
 )
 from fastdr._kernels.mds_restore import restore_distances_inplace
 from fastdr.manifold._geodesic import (
-    FLOYD_MIN_DENSITY,
     choose_path_method,
     geodesic_distances,
     landmark_columns,

@@ -17,18 +17,13 @@ import numpy as np
 import scipy.sparse
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+from .._config import DIJKSTRA_SOURCE_BLOCK, FLOYD_MIN_DENSITY, LANDMARK_PANEL, PATH_TILE
 from .._kernels import graph as graph_kernels
 from .._kernels.graph_build import permute_csr, symmetrize_csr
 from .._parallel import parallel_section
 from .._validation import check_dense_allocation, check_option
 
 PATH_METHODS = ("auto", "dijkstra", "floyd")
-#: ``path_method="auto"`` uses Floyd-Warshall when the graph stores more than this share of
-#: all m^2 ordered pairs (average degree > m / 4), Dijkstra otherwise (see choose_path_method).
-FLOYD_MIN_DENSITY = 0.25
-_SOURCE_BLOCK = 16  # Dijkstra sources per parallel iteration
-_TILE = 64  # tile edge of Floyd-Warshall and of the mirror pass
-_PANEL = 8  # landmark columns written together
 
 
 class Graph(NamedTuple):
@@ -73,7 +68,8 @@ def choose_path_method(n_nodes, nnz):
     m = 1000): average degree 11 (k-NN, k=10): Dijkstra 0.09 s, Floyd-Warshall 0.38 s; degree
     200: 0.41 s and 0.52 s; degree 1000 (complete): 1.7 s and 0.55 s; at m = 500 they tie
     near degree 100. So ``"floyd"`` is chosen when ``nnz > FLOYD_MIN_DENSITY * m^2`` and
-    ``"dijkstra"`` otherwise (every k-NN graph).
+    ``"dijkstra"`` otherwise (every k-NN graph); ``FLOYD_MIN_DENSITY`` is in
+    :mod:`fastdr._config`.
     """
     return "floyd" if nnz > FLOYD_MIN_DENSITY * float(n_nodes) ** 2 else "dijkstra"
 
@@ -119,15 +115,15 @@ def all_pairs(graph, *, method, dtype, n_jobs, what, alternative):
     if method == "floyd":
         with parallel_section(n_jobs):
             graph_kernels.dense_from_csr(graph.indptr, graph.indices, graph.weights, D)
-            graph_kernels.floyd_warshall_inplace(D, _TILE)
+            graph_kernels.floyd_warshall_inplace(D, PATH_TILE)
         return D
     order, rank = locality_order(graph)
     local = renumber(graph, order, rank, n_jobs)
     with parallel_section(n_jobs):
         with numba.parallel_chunksize(1):  # hand out blocks dynamically: a busy core lags
             graph_kernels.all_pairs_upper(local.indptr, local.indices, local.weights, order,
-                                          D, _SOURCE_BLOCK)
-        graph_kernels.mirror_upper(D, rank, _TILE)
+                                          D, DIJKSTRA_SOURCE_BLOCK)
+        graph_kernels.mirror_upper(D, rank, PATH_TILE)
     return D
 
 
@@ -150,7 +146,8 @@ def landmark_columns(graph, sources, *, dtype, n_jobs):
     columns = _landmark_output(graph.n_nodes, len(sources), dtype)
     with parallel_section(n_jobs), numba.parallel_chunksize(1):
         graph_kernels.dijkstra_columns(graph.indptr, graph.indices, graph.weights,
-                                       np.asarray(sources, dtype=np.int64), columns, _PANEL)
+                                       np.asarray(sources, dtype=np.int64), columns,
+                                       LANDMARK_PANEL)
     return columns
 
 
@@ -167,7 +164,7 @@ def maxmin_columns(graph, n_landmarks, first, *, dtype):
     """
     columns = _landmark_output(graph.n_nodes, n_landmarks, dtype)
     sources = graph_kernels.maxmin_landmarks(graph.indptr, graph.indices, graph.weights,
-                                             int(first), columns, _PANEL)
+                                             int(first), columns, LANDMARK_PANEL)
     return columns, sources
 
 
