@@ -125,8 +125,7 @@ def test_rows_and_columns_from_sources(rng):
     indptr, indices, weights = graph_arrays(G)
     sources = np.array([3, 200, 3, 77, 249])
     ref = shortest_path(G, directed=False, indices=sources)
-    rows = np.empty((5, 250), dtype=np.float32)
-    gk.dijkstra_rows(indptr, indices, weights, sources, rows, 2)
+    rows = geodesic_distances(G, method="dijkstra", dtype=np.float32, n_jobs=2)[sources]
     np.testing.assert_allclose(rows, ref, rtol=1e-6)
     sym = undirected(G.indptr, G.indices, G.data, take_max=False)
     columns = landmark_columns(sym, sources, dtype=np.float64, n_jobs=2)
