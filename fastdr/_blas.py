@@ -3,25 +3,27 @@
 Kernels that call ``np.dot`` inside ``prange`` (k-NN, pairwise distances, NCA, MMC) have every
 numba thread run its own GEMMs. If OpenBLAS also spread each of those GEMMs over all cores,
 threads would oversubscribe the machine and a kernel would run several times slower. So
-:func:`fastdr._parallel.parallel_section` enters :func:`single_threaded_blas` around every
-kernel launch, which sets OpenBLAS's thread count to 1 and restores it when the last launch
-ends.
+:func:`fastdr._parallel.parallel_section` enters :func:`launch_blas` around every kernel
+launch, which sets OpenBLAS's thread count to 1 and restores it when the last launch ends.
 
 Which OpenBLAS. numba's ``np.dot`` calls the BLAS behind ``scipy.linalg.cython_blas``. Only
-that library is limited: where numpy ships its own OpenBLAS (numpy wheels: ``numpy.libs``),
-numpy's is left alone, so ``np.dot``, ``@`` and ``np.linalg`` in any thread never see the
-limit. Where one OpenBLAS serves both (a system build), that one is limited. No OpenBLAS
-(MKL, Accelerate): nothing is done. The library is found by name among the shared objects the
-process has loaded (``/proc/self/maps``) and next to the numpy and scipy packages.
+that library is limited around launches: where numpy ships its own OpenBLAS (numpy wheels:
+``numpy.libs``), numpy's is left alone, so ``np.dot``, ``@`` and ``np.linalg`` in other
+threads never see the limit. (:func:`single_threaded_blas`, for NCA's and MMC's optimiser
+loops, limits numpy's copy too.) Where one OpenBLAS serves both (a system build), that one is
+limited. No OpenBLAS (MKL, Accelerate): nothing is done. The libraries are found by name
+among the shared objects the process has loaded (``/proc/self/maps``) and next to the numpy
+and scipy packages.
 
-Other threads. OpenBLAS's thread count is process-wide (the pthreads builds have no per-thread
-setting), so a scipy BLAS or LAPACK call made in another thread while a launch runs would get
-1 thread instead of the caller's count, and OpenBLAS results depend on the thread count in the
-last bits. fastdr's own Python-level scipy BLAS steps (eigensolvers) therefore run inside
-:func:`caller_blas_threads`: the two modes exclude each other, so such a step always runs at
-the caller's thread count, whatever other threads do, and its result does not depend on them.
-(scipy BLAS calls made by *user* code in another thread, outside fastdr, may still meet the
-limit while a launch runs.)
+Other threads. OpenBLAS's thread count is process-wide (the pthreads builds have no
+per-thread setting), so a scipy BLAS or LAPACK call made in another thread while a launch
+runs gets 1 thread instead of the caller's count, and OpenBLAS results depend on the thread
+count in the last bits (measured: Isomap embeddings differ by up to 6e-10 and LLE by 3e-13
+between 1 and 2 OpenBLAS threads). :func:`caller_blas_threads` is the remedy for Python-level
+scipy BLAS steps (eigensolvers): it and the launch limit exclude each other, so its body
+always runs at the caller's count whatever other threads do. scipy BLAS calls that run
+outside it (user code in another thread, or fastdr steps not wrapped in it) may still meet
+the limit while a launch runs.
 
 Why ctypes and not threadpoolctl: entering and leaving ``threadpool_limits(1, "blas")`` costs
 about 2 ms (it lists every loaded library each time), and a cached ``ThreadpoolController``
@@ -29,8 +31,8 @@ about 34 us, against about 11 us here (2-core box); kernels are launched many ti
 (NCA: every L-BFGS step).
 
 Every lock is re-created in a forked child (``os.register_at_fork``), and the child forgets
-launches that were running in other threads of the parent (restoring the thread count), so a
-fork taken while another thread is inside fastdr cannot deadlock or pin the child.
+bodies that were running in other threads of the parent (restoring their thread counts), so
+a fork taken while another thread is inside fastdr cannot deadlock or pin the child.
 """
 
 import ctypes
@@ -43,9 +45,11 @@ _PREFIXES = ("openblas", "scipy_openblas")
 _SUFFIXES = ("", "64_")
 PINNED, CALLER = 0, 1  # the two modes: numba's BLAS limited to 1 thread, or at the caller's
 _COND = threading.Condition(threading.Lock())  # guards everything below
-_CONTROLS = None
+_CONTROLS = None  # (numba's OpenBLAS controls, numpy's own OpenBLAS controls)
 _ACTIVE = [0, 0]  # threads running in each mode
-_SAVED = []  # thread counts to restore when the last PINNED body ends
+_SAVED = []  # numba's OpenBLAS thread counts to restore when the last PINNED body ends
+_OTHERS_DEPTH = 0  # single_threaded_blas() bodies running (they also limit numpy's OpenBLAS)
+_OTHERS_SAVED = []
 _LOCAL = threading.local()  # .stack: this thread's nested modes, innermost last
 
 
@@ -90,8 +94,14 @@ def _numba_blas_paths():
 def _load_controls():
     import scipy.linalg.cython_blas  # noqa: F401  (numba's np.dot calls this BLAS; load it)
 
+    numba_paths = _numba_blas_paths()
+    others = [p for p in _candidate_paths() if p not in numba_paths]
+    return _controls_of(numba_paths), _controls_of(others)
+
+
+def _controls_of(paths):
     controls = []
-    for path in _numba_blas_paths():
+    for path in paths:
         try:
             lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_GLOBAL)
         except OSError:
@@ -113,17 +123,22 @@ def _load_controls():
     return controls
 
 
-def controlled_thread_counts():
-    """The current thread count of each OpenBLAS this module limits (empty without one)."""
+def controlled_thread_counts(numpy_own=False):
+    """Current thread count of each OpenBLAS numba calls (or of numpy's own copies)."""
     with _COND:
-        return [getter() for getter, _ in _controls()]
+        return [getter() for getter, _ in _controls(numpy_own)]
 
 
-def _controls():
+def _controls(numpy_own=False):
     global _CONTROLS
     if _CONTROLS is None:
         _CONTROLS = _load_controls()
-    return _CONTROLS
+    return _CONTROLS[1 if numpy_own else 0]
+
+
+def _set_counts(controls, counts):
+    for (_, setter), count in zip(controls, counts, strict=True):
+        setter(count)
 
 
 def _stack():
@@ -141,8 +156,7 @@ def _join(mode):
         global _SAVED
         controls = _controls()
         _SAVED = [getter() for getter, _ in controls]
-        for _, setter in controls:
-            setter(1)
+        _set_counts(controls, [1] * len(controls))
     _ACTIVE[mode] += 1
 
 
@@ -150,8 +164,7 @@ def _part(mode):
     """Count this thread out of ``mode`` (holds _COND)."""
     _ACTIVE[mode] -= 1
     if mode == PINNED and _ACTIVE[PINNED] == 0:
-        for (_, setter), count in zip(_CONTROLS, _SAVED, strict=True):
-            setter(count)
+        _set_counts(_controls(), _SAVED)
     _COND.notify_all()
 
 
@@ -185,14 +198,44 @@ def _mode(mode):
                 _join(stack[-1])
 
 
-def single_threaded_blas():
+def launch_blas():
     """Run the enclosed kernel launch with numba's OpenBLAS limited to one thread.
 
-    Re-entrant and safe from several Python threads: the first entry saves the thread counts
-    and sets them to 1, the last exit restores them. Waits while any thread runs inside
-    :func:`caller_blas_threads`. No lock is held while the body runs.
+    Used by :func:`fastdr._parallel.parallel_section`. Re-entrant and safe from several
+    Python threads: the first entry saves the thread counts and sets them to 1, the last exit
+    restores them. Waits while any thread runs inside :func:`caller_blas_threads`. No lock is
+    held while the body runs.
     """
     return _mode(PINNED)
+
+
+@contextmanager
+def single_threaded_blas():
+    """Like :func:`launch_blas`, and numpy's own OpenBLAS is limited to one thread too.
+
+    For fits whose Python-level steps between kernel launches are many small BLAS calls
+    (NCA's optimiser, MMC's small eigendecompositions), where OpenBLAS threads would only add
+    synchronisation and keep spinning into the next launch. While the body runs, BLAS calls
+    in other threads get one thread too, and :func:`caller_blas_threads` bodies in other
+    threads wait for it to end.
+    """
+    global _OTHERS_DEPTH, _OTHERS_SAVED
+    with _mode(PINNED):
+        with _COND:
+            if _OTHERS_DEPTH == 0:
+                others = _controls(numpy_own=True)
+                _OTHERS_SAVED = [getter() for getter, _ in others]
+                _set_counts(others, [1] * len(others))
+            _OTHERS_DEPTH += 1
+            _LOCAL.others = getattr(_LOCAL, "others", 0) + 1
+        try:
+            yield
+        finally:
+            with _COND:
+                _LOCAL.others -= 1
+                _OTHERS_DEPTH -= 1
+                if _OTHERS_DEPTH == 0:
+                    _set_counts(_controls(numpy_own=True), _OTHERS_SAVED)
 
 
 def caller_blas_threads():
@@ -208,16 +251,19 @@ def caller_blas_threads():
 
 
 def _reset_after_fork():
-    """In a forked child: new lock; forget other threads' bodies; restore the counts."""
-    global _COND
+    """In a forked child: new lock; forget other threads' bodies; restore their counts."""
+    global _COND, _OTHERS_DEPTH
     _COND = threading.Condition(threading.Lock())
     stack = getattr(_LOCAL, "stack", None) or []
     mine = stack[-1] if stack else None
-    if _ACTIVE[PINNED] and mine != PINNED and _CONTROLS is not None:
-        for (_, setter), count in zip(_CONTROLS, _SAVED, strict=True):
-            setter(count)
+    if _ACTIVE[PINNED] and mine != PINNED:
+        _set_counts(_controls(), _SAVED)
     _ACTIVE[PINNED] = 1 if mine == PINNED else 0
     _ACTIVE[CALLER] = 1 if mine == CALLER else 0
+    my_others = getattr(_LOCAL, "others", 0)
+    if _OTHERS_DEPTH and not my_others:
+        _set_counts(_controls(numpy_own=True), _OTHERS_SAVED)
+    _OTHERS_DEPTH = my_others
 
 
 if hasattr(os, "register_at_fork"):

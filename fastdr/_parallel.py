@@ -39,7 +39,7 @@ from contextlib import contextmanager
 
 import numba
 
-from ._blas import single_threaded_blas
+from ._blas import launch_blas
 
 _LAUNCH_LOCK = threading.RLock()
 #: numba layers that allow concurrent launches from several Python threads
@@ -132,7 +132,7 @@ def parallel_section(n_jobs):
     """
     threads = effective_n_jobs(n_jobs)
     # BLAS mode first, then the lock: a thread waiting for the BLAS mode never holds the lock
-    with single_threaded_blas(), _launch_guard():
+    with launch_blas(), _launch_guard():
         _prefer_fork_safe_layer()
         previous = numba.get_num_threads()
         numba.set_num_threads(threads)

@@ -34,6 +34,37 @@ def test_only_the_blas_numba_calls_is_limited():
         assert not any(p.startswith(numpy_dir) for p in paths)
 
 
+def test_launches_leave_numpy_own_blas_alone():
+    numpy_own = _blas._controls(numpy_own=True)
+    assert numpy_own, "numpy ships its own OpenBLAS in the wheels this test environment uses"
+    baseline = _blas.controlled_thread_counts(numpy_own=True)
+    stop = threading.Event()
+    errors = []
+    thread = threading.Thread(target=_launch_loop, args=(stop, errors))
+    thread.start()
+    seen_numba, seen_numpy = set(), set()
+    try:
+        deadline = time.monotonic() + 60
+        reads = 0
+        while time.monotonic() < deadline and (1 not in seen_numba or reads < 2000):
+            seen_numba.add(_blas.controlled_thread_counts()[0])
+            seen_numpy.add(tuple(_blas.controlled_thread_counts(numpy_own=True)))
+            reads += 1
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert 1 in seen_numba  # the other thread's launches did limit numba's OpenBLAS
+    assert seen_numpy == {tuple(baseline)}  # and never numpy's
+
+
+def test_single_threaded_blas_limits_numpy_own_blas_too():
+    with _blas.single_threaded_blas():
+        assert set(_blas.controlled_thread_counts(numpy_own=True)) <= {1}
+        assert set(_blas.controlled_thread_counts()) <= {1}
+    assert _blas._OTHERS_DEPTH == 0 and _blas._ACTIVE == [0, 0]
+
+
 def test_caller_mode_never_sees_the_launch_limit():
     controls = _blas._controls()
     assert controls, "no OpenBLAS found: this test environment needs the numpy/scipy wheels"
@@ -48,20 +79,21 @@ def test_caller_mode_never_sees_the_launch_limit():
     seen_outside, seen_inside = set(), set()
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (1 not in seen_outside or len(seen_inside) < 200):
+        bodies = 0
+        while time.monotonic() < deadline and (1 not in seen_outside or bodies < 200):
             seen_outside.add(_blas.controlled_thread_counts()[0])
             with _blas.caller_blas_threads():
-                counts = _blas.controlled_thread_counts()
+                seen_inside.add(tuple(_blas.controlled_thread_counts()))
                 time.sleep(0.0005)  # give a launch the chance to start (it must not)
-                assert _blas.controlled_thread_counts() == counts
-                seen_inside.add(len(seen_inside))
-                assert counts == baseline
+                seen_inside.add(tuple(_blas.controlled_thread_counts()))
+            bodies += 1
     finally:
         stop.set()
         thread.join(timeout=60)
         for (_, setter), count in zip(controls, before, strict=True):
             setter(count)
     assert not errors, errors
+    assert seen_inside == {tuple(baseline)}
     # the other thread's launches did limit OpenBLAS outside the caller mode: not vacuous
     assert 1 in seen_outside
     assert _blas._ACTIVE == [0, 0]

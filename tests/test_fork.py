@@ -53,7 +53,7 @@ def _tiny_call():
     expected = np.sort(fastdr.pairwise_distances(X) + np.diag(np.full(60, np.inf)), axis=1)
     ok = np.allclose(dist, expected[:, :3], rtol=1e-12)
     # the child forgot the parent's running launches: nothing counted, nothing pinned
-    return ok and _blas._ACTIVE == [0, 0]
+    return ok and _blas._ACTIVE == [0, 0] and _blas._OTHERS_DEPTH == 0
 
 
 def test_fork_while_another_thread_runs_isomap():
@@ -90,7 +90,7 @@ def test_fork_while_locks_are_held_does_not_deadlock_the_child():
     release = threading.Event()
 
     def hold():
-        with _parallel.parallel_section(1):
+        with _blas.single_threaded_blas(), _parallel.parallel_section(1):
             with _parallel._LAUNCH_LOCK, _blas._COND:
                 entered.set()
                 release.wait(60)
