@@ -47,6 +47,7 @@ PINNED, CALLER = 0, 1  # the two modes: numba's BLAS limited to 1 thread, or at 
 _COND = threading.Condition(threading.Lock())  # guards everything below
 _CONTROLS = None  # (numba's OpenBLAS controls, numpy's own OpenBLAS controls)
 _ACTIVE = [0, 0]  # threads running in each mode
+_CALLER_WAITING = [0]  # threads waiting to enter CALLER
 _SAVED = []  # numba's OpenBLAS thread counts to restore when the last PINNED body ends
 _OTHERS_DEPTH = 0  # single_threaded_blas() bodies running (they also limit numpy's OpenBLAS)
 _OTHERS_SAVED = []
@@ -149,9 +150,22 @@ def _stack():
 
 
 def _join(mode):
-    """Count this thread into ``mode`` once no thread runs in the other one (holds _COND)."""
-    while _ACTIVE[1 - mode]:
-        _COND.wait()
+    """Count this thread into ``mode`` once no thread runs in the other one (holds _COND).
+
+    A thread waiting for CALLER also holds back new PINNED entries, so a stream of launches
+    from other threads cannot starve it (the running launches end, then it enters).
+    """
+    if mode == CALLER:
+        _CALLER_WAITING[0] += 1
+        try:
+            while _ACTIVE[PINNED]:
+                _COND.wait()
+        finally:
+            _CALLER_WAITING[0] -= 1
+            _COND.notify_all()
+    else:
+        while _ACTIVE[CALLER] or _CALLER_WAITING[0]:
+            _COND.wait()
     if mode == PINNED and _ACTIVE[PINNED] == 0:
         global _SAVED
         controls = _controls()
@@ -260,6 +274,7 @@ def _reset_after_fork():
         _set_counts(_controls(), _SAVED)
     _ACTIVE[PINNED] = 1 if mine == PINNED else 0
     _ACTIVE[CALLER] = 1 if mine == CALLER else 0
+    _CALLER_WAITING[0] = 0
     my_others = getattr(_LOCAL, "others", 0)
     if _OTHERS_DEPTH and not my_others:
         _set_counts(_controls(numpy_own=True), _OTHERS_SAVED)
