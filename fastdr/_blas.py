@@ -185,6 +185,11 @@ def _part(mode):
 @contextmanager
 def _mode(mode):
     stack = _stack()
+    if stack and mode == CALLER and stack[-1] == PINNED:
+        # inside a launch or a single_threaded_blas() body the enclosing limit stands: the
+        # body asked for one thread, and switching here could wait on a launch lock this
+        # thread holds
+        mode = PINNED
     if stack and stack[-1] == mode:  # nested in the same mode: nothing changes
         stack.append(mode)
         try:
@@ -259,7 +264,9 @@ def caller_blas_threads():
     keeps new launches waiting until the body ends, so the body's BLAS calls always use the
     same thread count and give the same result whatever other threads do. A kernel launch
     inside the body (same thread) is allowed: the body's mode is left for its length.
-    Re-entrant; no lock is held while the body runs.
+    Entered inside a launch or a :func:`single_threaded_blas` body, it keeps that body's
+    one-thread limit (and waits for nothing). Re-entrant; no lock is held while the body
+    runs. Usable as a decorator: ``@caller_blas_threads()``.
     """
     return _mode(CALLER)
 

@@ -43,6 +43,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
+from ._blas import caller_blas_threads
 from ._kernels.block_product import dense_times_block, upper_times_block
 from ._parallel import parallel_section
 from ._validation import check_option, check_random_state
@@ -88,6 +89,8 @@ def fix_signs(vectors):
     return vectors
 
 
+# scipy's BLAS at the caller's thread count whatever other threads launch (see _blas.py)
+@caller_blas_threads()
 def symmetric_eigenpairs(
     A,
     n_components,

@@ -181,3 +181,51 @@ def test_concurrent_unlocked_launches_on_a_thread_safe_layer():
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("OK")
+
+
+def test_caller_mode_inside_a_launch_keeps_the_limit_and_waits_for_nothing():
+    with _parallel.parallel_section(1):
+        with _blas.caller_blas_threads():
+            assert set(_blas.controlled_thread_counts()) <= {1}
+            assert _blas._ACTIVE == [1, 0]
+    assert _blas._ACTIVE == [0, 0]
+
+
+def test_isomap_and_lle_bit_identical_while_another_thread_launches():
+    # their eigensolver runs in the caller mode: another thread's launches (which limit
+    # OpenBLAS to one thread) cannot change its thread count mid-solve, nor the result
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((1000, 20))
+
+    def isomap():
+        return fastdr.Isomap(n_neighbors=10, n_components=3,
+                             eigen_solver="dense").fit_transform(X)
+
+    def lle():
+        return fastdr.LocallyLinearEmbedding(n_neighbors=12, n_components=3,
+                                             eigen_solver="dense").fit_transform(X)
+
+    reference = {"isomap": isomap(), "lle": lle()}
+    stop = threading.Event()
+    errors = []
+    launcher = threading.Thread(target=_launch_loop, args=(stop, errors))
+    diffs = {"isomap": [], "lle": []}
+
+    def worker(name, fit):
+        try:
+            for _ in range(3):
+                diffs[name].append(float(np.abs(fit() - reference[name]).max()))
+        except Exception as exc:  # reported in the main thread
+            errors.append(exc)
+
+    workers = [threading.Thread(target=worker, args=("isomap", isomap)),
+               threading.Thread(target=worker, args=("lle", lle))]
+    launcher.start()
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join(timeout=600)
+    stop.set()
+    launcher.join(timeout=60)
+    assert not errors, errors
+    assert diffs == {"isomap": [0.0] * 3, "lle": [0.0] * 3}
