@@ -34,6 +34,7 @@ _EXPORTS = {
     "NeighborhoodComponentsAnalysis": "fastdr.metric_learning",
     "MMC": "fastdr.metric_learning",
     "MMC_Supervised": "fastdr.metric_learning",
+    "warmup": "fastdr._warmup",
 }
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "locally_linear_embedding",
     "pairwise_distances",
     "radius_neighbors_graph",
+    "warmup",
 ]
 
 

@@ -83,12 +83,6 @@ class BaseEstimator:
             shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
-    def __getstate__(self):
-        return dict(self.__dict__)
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-
     def _fastdr_tags(self):
         """Tag overrides, as a dict applied by ``__sklearn_tags__``."""
         return {}

@@ -1,6 +1,9 @@
-"""Process-wide settings: the fast-math flag set and the memory budget.
+"""Process-wide settings: the fast-math flag set, the memory budget and the tunables.
 
-Everything here is read at call time, never written at import.
+Everything here is read at call time, never written at import. The tunables are plain
+module constants read by the Python tier, which passes them to the kernels as arguments
+(a kernel compiled with ``cache=True`` would not see a changed global). Changing one changes
+speed, never results, except where its comment says otherwise.
 """
 
 import os
@@ -21,6 +24,39 @@ GEMM_MIN_DIM = 16
 RECOMPUTE_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
 
 _MEMORY_BUDGET_ENV = "FASTDR_MEMORY_BUDGET"
+
+# --- distances (pairwise_distances, k-NN search, the KernelPCA rbf kernel) -----------------
+
+#: Brute-force distances use the norm trick (one GEMM per block) from this many features up,
+#: exact direct sums below (where a GEMM does not pay).
+GEMM_MIN_DIM = 16
+#: Norm-trick values of ``|x - y|^2`` below ``RECOMPUTE_TOL[dtype] * (|x - c|^2 + |y - c|^2)``
+#: may have lost their digits to cancellation and are recomputed exactly. Lowering it can
+#: change results (fewer values are recomputed).
+RECOMPUTE_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
+#: ``algorithm="auto"`` uses the k-d tree up to this many features, brute force above.
+KD_TREE_MAX_DIM = 15
+#: Targets per GEMM block of the k-NN and pairwise kernels (fewer when there are fewer).
+TARGET_BLOCK = 2048
+#: Query rows per parallel iteration of ``pairwise_distances``' GEMM kernel.
+PAIRWISE_QUERY_BLOCK = 64
+#: Rows (and columns) per block of the symmetric self-query k-NN kernel.
+SELF_BLOCK = 512
+#: The self-query kernel keeps per-thread heaps for all m rows; above this many bytes of
+#: heaps the general kernel (O(block) per thread) is used instead.
+SELF_HEAP_BYTES = 512 * 2**20
+
+# --- geodesic distances (Isomap) ------------------------------------------------------------
+
+#: ``path_method="auto"`` uses Floyd-Warshall when the graph stores more than this share of
+#: all m^2 ordered pairs (average degree > m / 4), Dijkstra otherwise.
+FLOYD_MIN_DENSITY = 0.25
+#: Dijkstra sources per parallel iteration (heap buffers are allocated once per block).
+DIJKSTRA_SOURCE_BLOCK = 16
+#: Tile edge of blocked Floyd-Warshall and of the mirror pass after Dijkstra.
+PATH_TILE = 64
+#: Landmark columns written together by landmark Dijkstra.
+LANDMARK_PANEL = 8
 
 
 def memory_budget():

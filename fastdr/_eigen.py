@@ -33,6 +33,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
+from ._blas import caller_blas_threads
 from ._eigen_solvers import (
     STREAMING_MAX_COLUMNS,
     EigenSolverError,
@@ -157,6 +158,8 @@ def _lower_article(what):
     return "the" + what[3:] if what.startswith("The ") else what
 
 
+# scipy's BLAS at the caller's thread count whatever other threads launch (see _blas.py)
+@caller_blas_threads()
 def symmetric_eigenpairs(
     A,
     n_components,
@@ -287,6 +290,7 @@ def check_finite_row_means(row_means, what, remedy=NONFINITE_REMEDY):
             f"{what} has non-finite entries (inf or NaN; first in row {bad}). {remedy}")
 
 
+@caller_blas_threads()
 def spectral_pairs(A, n_components, *, largest=True, solver="auto", what="The matrix",
                    psd=False, zero_roundoff=False, max_components=None, metric=None,
                    finite_checked=False, remedy=NONFINITE_REMEDY, work_copy_what=None,

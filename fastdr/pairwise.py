@@ -2,16 +2,13 @@
 
 import numpy as np
 
+from ._config import GEMM_MIN_DIM, PAIRWISE_QUERY_BLOCK
 from ._distance_checks import check_distance_magnitude
 from ._kernels import distances as dist_kernels
 from ._metric import apply_linear_map, resolve_metric
+from ._norm_trick import norm_trick_setup, target_block
 from ._parallel import parallel_section
 from ._validation import check_array, check_dense_allocation
-from .neighbors._search import GEMM_MIN_DIM, target_block
-
-# Values of |x - y|^2 below TOL * (|x - c|^2 + |y - c|^2) may have lost their digits to
-# cancellation in the norm trick and are recomputed exactly.
-_RECOMPUTE_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
 
 
 def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_jobs=None):
@@ -67,13 +64,11 @@ def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_j
         if Q.shape[1] < GEMM_MIN_DIM:
             dist_kernels.pairwise_sqeuclidean_direct(Q, T, not squared, out)
         else:
-            centre = T.mean(axis=0, dtype=np.float64).astype(T.dtype)
-            t_norms = dist_kernels.centred_sqnorms(T, centre)
-            q_norms = t_norms if Y is None else dist_kernels.centred_sqnorms(Q, centre)
-            t_packed = dist_kernels.pack_targets(T, centre, t_norms.astype(T.dtype),
+            trick = norm_trick_setup(T, None if Y is None else Q)
+            t_packed = dist_kernels.pack_targets(T, trick.centre, trick.t_norms.astype(T.dtype),
                                                  target_block(n))
-            q_packed = dist_kernels.pack_queries(Q, centre)
-            tol = _RECOMPUTE_TOL[np.dtype(X.dtype)]
-            dist_kernels.pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms,
-                                                   tol, not squared, out)
+            q_packed = dist_kernels.pack_queries(Q, trick.centre)
+            dist_kernels.pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, trick.q_norms,
+                                                   trick.t_norms, trick.tol, not squared,
+                                                   PAIRWISE_QUERY_BLOCK, out)
     return out

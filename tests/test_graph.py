@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse
 from scipy.sparse.csgraph import connected_components, shortest_path
 
+from fastdr._config import FLOYD_MIN_DENSITY
 from fastdr._kernels import graph as gk
 from fastdr._kernels.graph_build import (
     geodesic_through_neighbours,
@@ -14,7 +15,6 @@ from fastdr._kernels.graph_build import (
 )
 from fastdr._kernels.mds_restore import restore_distances_inplace
 from fastdr.manifold._geodesic import (
-    FLOYD_MIN_DENSITY,
     choose_path_method,
     geodesic_distances,
     landmark_columns,
@@ -125,8 +125,7 @@ def test_rows_and_columns_from_sources(rng):
     indptr, indices, weights = graph_arrays(G)
     sources = np.array([3, 200, 3, 77, 249])
     ref = shortest_path(G, directed=False, indices=sources)
-    rows = np.empty((5, 250), dtype=np.float32)
-    gk.dijkstra_rows(indptr, indices, weights, sources, rows, 2)
+    rows = geodesic_distances(G, method="dijkstra", dtype=np.float32, n_jobs=2)[sources]
     np.testing.assert_allclose(rows, ref, rtol=1e-6)
     sym = undirected(G.indptr, G.indices, G.data, take_max=False)
     columns = landmark_columns(sym, sources, dtype=np.float64, n_jobs=2)

@@ -63,7 +63,9 @@ def dense_times_block(A, Qt, out):
         _rows_times_block(A, Qt, out, i0, min(m, i0 + 4))
 
 
-_UPPER_TILE = 512  # columns per tile of the symmetric product (4 rows x 4 KiB in L1)
+# columns per tile of the symmetric product: the four row pieces, q and the accumulator, 512
+# columns each, take at most 6 x 4 KiB = 24 KiB (all float64), within a 32 KiB L1
+_UPPER_TILE = 512
 
 
 @njit(cache=True, fastmath=set(FASTMATH))

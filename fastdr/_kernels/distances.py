@@ -73,17 +73,17 @@ def pack_targets(T, centre, norms, block):
 
 
 @njit(cache=True, parallel=True)
-def pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms, tol, take_sqrt, out):
+def pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms, tol, take_sqrt,
+                              q_block, out):
     """Fill ``out`` (m, n) with squared (or plain) Euclidean distances via the norm trick.
 
-    Parallel over blocks of query rows; each iteration writes only its own rows of ``out``.
-    Values below ``tol * (|q - c|^2 + |t - c|^2)`` are recomputed exactly.
-    Time O(m n d), extra memory O(block x n_block) per thread.
+    Parallel over blocks of ``q_block`` query rows; each iteration writes only its own rows of
+    ``out``. Values below ``tol * (|q - c|^2 + |t - c|^2)`` are recomputed exactly.
+    Time O(m n d), extra memory O(q_block x t_block) per iteration (the GEMM's result).
     """
     m = Q.shape[0]
     n = T.shape[0]
     t_block = t_packed.shape[2]
-    q_block = 64
     n_q_blocks = (m + q_block - 1) // q_block
     for qb in prange(n_q_blocks):
         q0 = qb * q_block

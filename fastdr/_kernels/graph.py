@@ -145,34 +145,6 @@ def _heap_buffers(m):
 
 
 @njit(cache=True, parallel=True)
-def dijkstra_rows(indptr, indices, weights, sources, out, block):
-    """Shortest-path rows from many sources: ``out[r]`` = distances from ``sources[r]``.
-
-    Parameters
-    ----------
-    indptr, indices, weights : CSR graph with m nodes
-    sources : (n_sources,) int
-    out : (n_sources, m) float32 or float64, output (``inf`` where unreachable)
-    block : int
-        Sources per ``prange`` iteration (heap buffers are allocated once per block).
-
-    Each iteration owns the rows of its sources. Time O(n_sources (m + nnz) log m); memory
-    O(threads m) besides ``out``.
-    """
-    m = indptr.shape[0] - 1
-    n_sources = sources.shape[0]
-    n_blocks = (n_sources + block - 1) // block
-    for b in prange(n_blocks):
-        dist, heap_nodes, heap_keys, heap_pos = _heap_buffers(m)
-        for r in range(b * block, min(n_sources, (b + 1) * block)):
-            dijkstra_row(indptr, indices, weights, sources[r], dist, heap_nodes, heap_keys,
-                         heap_pos, 0)
-            row = out[r]
-            for v in range(m):
-                row[v] = dist[v]
-
-
-@njit(cache=True, parallel=True)
 def all_pairs_upper(indptr, indices, weights, labels, out, block, first_block, end_block):
     """Half of the all-pairs geodesic matrix, by Dijkstra from every node.
 

@@ -5,13 +5,15 @@ Kernel codes: 0 linear ``<x, y>``, 1 poly ``(gamma <x, y> + coef0)^degree``, 2 s
 The dot-product kernels take the Gram matrix from BLAS in the output array and transform it
 in place (:func:`dot_kernel_inplace`). The rbf kernel ``exp(-gamma |x - y|^2)`` is fused with
 the distance computation, row by row, so no m x m distance matrix or other temporary
-exists: for few features (:func:`rbf_direct`) exact float64 sums along a row feed a
-vectorised exponential; for many, BLAS writes the centred Gram matrix into the output and
-one in-place pass applies the norm trick of :mod:`fastdr._kernels.distances` (recomputing
-distances that may have cancelled) and the exponential (:func:`rbf_from_gram_inplace`).
-For a symmetric kernel only the upper triangle is computed, then mirrored. (BLAS is called
-outside the parallel kernels, never from inside a ``prange``, where its threads would
-oversubscribe the cores.)
+exists: for few features (:func:`rbf_direct`) exact float64 sums along a row feed the
+vectorised exponential of :mod:`fastdr._kernels.vexp`; for many, BLAS writes the centred
+Gram matrix into the output and one in-place pass applies the norm trick of
+:mod:`fastdr._kernels.distances` (recomputing distances that may have cancelled) and the
+exponential (:func:`rbf_from_gram_inplace`). For a symmetric kernel only the upper triangle
+is computed, then mirrored. The one large Gram product is a single BLAS call made by the
+caller before these kernels run, so it may use BLAS's own threads; the kernels here call no
+BLAS. (The k-NN, pairwise-distance, NCA and MMC kernels do call BLAS from inside a
+``prange``, with OpenBLAS held to one thread: see :mod:`fastdr._blas`.)
 """
 
 import numpy as np
@@ -19,6 +21,7 @@ from numba import njit, prange
 
 from .._config import FASTMATH
 from .distances import sqdist_exact
+from .vexp import exp_shifted
 
 LINEAR, POLY, SIGMOID, COSINE = 0, 1, 2, 3
 
@@ -41,56 +44,6 @@ def dot_kernel_inplace(K, code, gamma, coef0, degree, row_scale, col_scale):
             elif code == COSINE:
                 v = v * row_scale[i] * col_scale[j]
             K[i, j] = v
-
-
-# exp(x) = 2^k exp(r), k = round(x / ln 2), r = x - k ln 2 (Cody-Waite split of ln 2).
-_LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_EXP_FLOOR = -708.0  # exp(-708) ~ 3.3e-308, the smallest value kept (below: 0)
-_EXPONENT_SHIFT = 4503599627370496.0 + 1023.0  # 2^52 + exponent bias
-_SHIFT_BITS = 0x4330000000000000  # the bits of 2^52
-
-
-@njit(cache=True)
-def exp_nonpositive_inplace(x, scratch):
-    """``x <- exp(x)`` for ``x <= 0`` (float64, in place), accurate to 1 ulp above -708.
-
-    Written so that LLVM vectorises it (there is no vectorised libm here): a degree-13
-    Taylor polynomial of ``exp(r)`` on ``|r| <= ln(2) / 2``, and ``2^k`` built from its
-    exponent bits in ``scratch`` (a float64 buffer of x's length, read through an int64
-    view). Values below ``exp(-708)`` (3.3e-308) become 0. O(n).
-
-    (Loops in these kernels run from 0 over views: a loop starting at a run-time index keeps
-    numba's negative-index check and does not vectorise.)
-    """
-    n = x.shape[0]
-    bits = scratch.view(np.int64)
-    for j in range(n):
-        v = x[j]
-        clipped = max(v, _EXP_FLOOR)
-        k = np.floor(clipped * _LOG2E + 0.5)
-        r = (clipped - k * _LN2_HI) - k * _LN2_LO
-        p = 1.0 / 6227020800.0
-        p = p * r + 1.0 / 479001600.0
-        p = p * r + 1.0 / 39916800.0
-        p = p * r + 1.0 / 3628800.0
-        p = p * r + 1.0 / 362880.0
-        p = p * r + 1.0 / 40320.0
-        p = p * r + 1.0 / 5040.0
-        p = p * r + 1.0 / 720.0
-        p = p * r + 1.0 / 120.0
-        p = p * r + 1.0 / 24.0
-        p = p * r + 1.0 / 6.0
-        p = p * r + 0.5
-        p = p * r + 1.0
-        p = p * r + 1.0
-        scratch[j] = k + _EXPONENT_SHIFT
-        x[j] = p if v >= _EXP_FLOOR else 0.0
-    for j in range(n):
-        bits[j] = (bits[j] - _SHIFT_BITS) << 52
-    for j in range(n):
-        x[j] *= scratch[j]
 
 
 @njit(cache=True)
@@ -123,6 +76,7 @@ def rbf_direct(Q, Tt, gamma, upper, out):
     n_iter = (m + 1) // 2 if upper else m
     for p in prange(n_iter):
         acc = np.empty(n)
+        expo = np.empty(n)
         scratch = np.empty(n)
         for s in range(2):
             i = _row_of_iteration(p, s, m, upper)
@@ -140,11 +94,12 @@ def rbf_direct(Q, Tt, gamma, upper, out):
                     diff = qf - t_row[j]
                     row[j] += diff * diff
             for j in range(width):
-                row[j] *= -gamma
-            exp_nonpositive_inplace(row, scratch[j0:])
+                row[j] *= gamma
+            values = expo[j0:]
+            exp_shifted(row, 0.0, values, scratch[j0:])
             target = out[i, j0:]
             for j in range(width):
-                target[j] = row[j]
+                target[j] = values[j]
 
 
 @njit(cache=True, parallel=True)
@@ -162,6 +117,7 @@ def rbf_from_gram_inplace(K, Q, T, q_norms, t_norms, tol, gamma, upper):
     n_iter = (m + 1) // 2 if upper else m
     for p in prange(n_iter):
         acc = np.empty(n)
+        expo = np.empty(n)
         scratch = np.empty(n)
         for s in range(2):
             i = _row_of_iteration(p, s, m, upper)
@@ -179,10 +135,11 @@ def rbf_from_gram_inplace(K, Q, T, q_norms, t_norms, tol, gamma, upper):
                 if row[j] < tol * (qn + norms[j]):
                     row[j] = sqdist_exact(Q[i], T[j0 + j])
             for j in range(width):
-                row[j] *= -gamma
-            exp_nonpositive_inplace(row, scratch[j0:])
+                row[j] *= gamma
+            values = expo[j0:]
+            exp_shifted(row, 0.0, values, scratch[j0:])
             for j in range(width):
-                gram[j] = row[j]
+                gram[j] = values[j]
 
 
 @njit(cache=True, parallel=True)

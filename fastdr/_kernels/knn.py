@@ -2,7 +2,7 @@
 
 Parallel over blocks of query rows; each iteration owns its rows of the outputs (tier 2).
 The per-row selection (:func:`select_row_candidates`) and refinement (:func:`refine_row`) are
-the serial workers (tier 3). Memory is O(threads x block x target_block), never m x n.
+the serial workers (tier 3). Memory is O(threads x q_block x t_block), never m x n.
 """
 
 import numpy as np
@@ -71,7 +71,9 @@ def knn_gemm(Q, T, q_packed, t_packed, k, n_candidates, self_offset, q_block, ou
         excludes itself by index)
     out_d, out_i : (m, k) outputs, squared distances (float64) and indices
 
-    Time O(m n d), memory O(threads x 64 x block) besides the outputs.
+    Time O(m n d), memory O(threads x q_block x (t_block + n_candidates)) besides the
+    outputs (the caller picks q_block in [16, 256] and t_block <= 2048, see
+    ``fastdr.neighbors._search``).
     """
     m = Q.shape[0]
     n = T.shape[0]

@@ -22,13 +22,9 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import FASTMATH
+from .vexp import exp_shifted
 
-_INV_LN2 = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_ROUND_SHIFT = 6755399441055744.0  # 1.5 * 2**52: adding it rounds a double to an integer
 _NO_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)  # all bits of a double but its sign
-_EXP_FLOOR = -708.0  # below this exp() is under 3.3e-308; such terms are set to 0
 # softmax terms below exp(-CUT) = 5.7e-19 times the row's largest term are dropped: each is
 # under the double-precision round-off of the row's sum, which the largest term alone makes
 # (all m of them together at most m * 5.7e-19 of it: 3e-14 at m = 50,000)
@@ -38,50 +34,6 @@ AUTO, SPARSE, DENSE = 0, 1, 2  # how a block's W X is formed (see _chunk_sums)
 # gather of X's row per candidate) and of a dense GEMM entry (measured on AVX2, d = 50)
 SPARSE_COST = 5.0
 DENSE_COST = 1.0
-# Taylor coefficients 1 / k! of exp
-_C0, _C1, _C2, _C3, _C4, _C5, _C6 = 1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0
-_C7, _C8, _C9 = 1.0 / 5040.0, 1.0 / 40320.0, 1.0 / 362880.0
-_C10, _C11, _C12, _C13 = 1.0 / 3628800.0, 1.0 / 39916800.0, 1.0 / 479001600.0, 1.0 / 6227020800.0
-
-
-@njit(cache=True)
-def exp_shifted(values, shift, out, scratch):
-    """``out[j] = exp(shift - values[j])`` for ``values[j] >= shift``, vectorisable. O(n).
-
-    ``out`` and ``scratch`` are buffers of the same length, distinct from ``values`` (an
-    in-place call would defeat vectorisation: the overlap check would pick the scalar loop).
-
-    Cody-Waite reduction ``x = k ln2 + t`` with ``|t| <= ln2 / 2``, the degree-13 Taylor
-    polynomial of ``exp(t)`` in Estrin's scheme (short dependency chains; relative error
-    below 1e-15), and ``2^k`` built in the exponent bits of ``scratch``. Values below -708
-    give 0. Compiled without fast-math on purpose: the rounding shift must not be
-    re-associated away.
-    """
-    n = values.shape[0]
-    for j in range(n):
-        v = shift - values[j]
-        underflow = v < _EXP_FLOOR
-        v = _EXP_FLOOR if underflow else v
-        shifted = v * _INV_LN2 + _ROUND_SHIFT
-        k = shifted - _ROUND_SHIFT
-        scratch[j] = shifted
-        t = (v - k * _LN2_HI) - k * _LN2_LO
-        t2 = t * t
-        t4 = t2 * t2
-        t8 = t4 * t4
-        low = (_C0 + _C1 * t) + t2 * (_C2 + _C3 * t)
-        mid = (_C4 + _C5 * t) + t2 * (_C6 + _C7 * t)
-        high = (_C8 + _C9 * t) + t2 * (_C10 + _C11 * t)
-        top = _C12 + _C13 * t
-        poly = (low + t4 * mid) + t8 * (high + t4 * top)
-        out[j] = 0.0 if underflow else poly
-    bits = scratch.view(np.int64)
-    for j in range(n):
-        # the low mantissa bits of ``shifted`` hold k (two's complement); move them into
-        # the exponent field of a double equal to 2^k
-        bits[j] = (bits[j] + 1023) << 52
-    for j in range(n):
-        out[j] *= scratch[j]
 
 
 @njit(cache=True, fastmath=set(FASTMATH))

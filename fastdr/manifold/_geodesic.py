@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+from .._config import DIJKSTRA_SOURCE_BLOCK, FLOYD_MIN_DENSITY, LANDMARK_PANEL, PATH_TILE
 from .._distance_checks import check_sparse_graph
 from .._kernels import graph as graph_kernels
 from .._kernels.graph_build import permute_csr, symmetrize_csr
@@ -25,12 +26,6 @@ from .._progress import run_in_chunks
 from .._validation import check_dense_allocation, check_option
 
 PATH_METHODS = ("auto", "dijkstra", "floyd")
-#: ``path_method="auto"`` uses Floyd-Warshall when the graph stores more than this share of
-#: all m^2 ordered pairs (average degree > m / 4), Dijkstra otherwise (see choose_path_method).
-FLOYD_MIN_DENSITY = 0.25
-_SOURCE_BLOCK = 16  # Dijkstra sources per parallel iteration
-_TILE = 64  # tile edge of Floyd-Warshall and of the mirror pass
-_PANEL = 8  # landmark columns written together
 
 
 class Graph(NamedTuple):
@@ -75,7 +70,8 @@ def choose_path_method(n_nodes, nnz):
     m = 1000): average degree 11 (k-NN, k=10): Dijkstra 0.09 s, Floyd-Warshall 0.38 s; degree
     200: 0.41 s and 0.52 s; degree 1000 (complete): 1.7 s and 0.55 s; at m = 500 they tie
     near degree 100. So ``"floyd"`` is chosen when ``nnz > FLOYD_MIN_DENSITY * m^2`` and
-    ``"dijkstra"`` otherwise (every k-NN graph).
+    ``"dijkstra"`` otherwise (every k-NN graph); ``FLOYD_MIN_DENSITY`` is in
+    :mod:`fastdr._config`.
     """
     return "floyd" if nnz > FLOYD_MIN_DENSITY * float(n_nodes) ** 2 else "dijkstra"
 
@@ -124,17 +120,17 @@ def all_pairs(graph, *, method, dtype, n_jobs, what, alternative, progress=None)
     if method == "floyd":
         with parallel_section(n_jobs):
             graph_kernels.dense_from_csr(graph.indptr, graph.indices, graph.weights, D)
-            graph_kernels.floyd_warshall_inplace(D, _TILE)
+            graph_kernels.floyd_warshall_inplace(D, PATH_TILE)
         return D
     order, rank = locality_order(graph)
     local = renumber(graph, order, rank, n_jobs)
     with parallel_section(n_jobs):
         with numba.parallel_chunksize(1):  # hand out blocks dynamically: a busy core lags
-            run_in_chunks(progress, -(-m // _SOURCE_BLOCK), lambda b0, b1: (
+            run_in_chunks(progress, -(-m // DIJKSTRA_SOURCE_BLOCK), lambda b0, b1: (
                 graph_kernels.all_pairs_upper(local.indptr, local.indices, local.weights,
-                                              order, D, _SOURCE_BLOCK, b0, b1)),
-                what=f"Dijkstra ({_SOURCE_BLOCK} sources per step)")
-        graph_kernels.mirror_upper(D, rank, _TILE)
+                                              order, D, DIJKSTRA_SOURCE_BLOCK, b0, b1)),
+                what=f"Dijkstra ({DIJKSTRA_SOURCE_BLOCK} sources per step)")
+        graph_kernels.mirror_upper(D, rank, PATH_TILE)
     return D
 
 
@@ -159,10 +155,11 @@ def landmark_columns(graph, sources, *, dtype, n_jobs, progress=None):
     columns = _landmark_output(graph.n_nodes, len(sources), dtype)
     sources = np.asarray(sources, dtype=np.int64)
     with parallel_section(n_jobs), numba.parallel_chunksize(1):
-        run_in_chunks(progress, -(-sources.shape[0] // _PANEL), lambda g0, g1: (
+        sources = np.asarray(sources, dtype=np.int64)
+        run_in_chunks(progress, -(-sources.shape[0] // LANDMARK_PANEL), lambda g0, g1: (
             graph_kernels.dijkstra_columns(graph.indptr, graph.indices, graph.weights,
-                                           sources, columns, _PANEL, g0, g1)),
-            what=f"landmark Dijkstra ({_PANEL} sources per step)")
+                                           sources, columns, LANDMARK_PANEL, g0, g1)),
+            what=f"landmark Dijkstra ({LANDMARK_PANEL} sources per step)")
     return columns
 
 
@@ -179,7 +176,7 @@ def maxmin_columns(graph, n_landmarks, first, *, dtype):
     """
     columns = _landmark_output(graph.n_nodes, n_landmarks, dtype)
     sources = graph_kernels.maxmin_landmarks(graph.indptr, graph.indices, graph.weights,
-                                             int(first), columns, _PANEL)
+                                             int(first), columns, LANDMARK_PANEL)
     return columns, sources
 
 

@@ -2,7 +2,8 @@
 
 ``algorithm="auto"`` rule: the k-d tree when the (transformed) data have at most
 ``KD_TREE_MAX_DIM`` = 15 features, brute force otherwise. Within brute force, the norm trick
-(GEMM) is used from ``GEMM_MIN_DIM`` = 16 features up, direct sums below.
+(GEMM) is used from ``GEMM_MIN_DIM`` = 16 features up, direct sums below. The tunables live
+in :mod:`fastdr._config`.
 """
 
 import numba
@@ -10,21 +11,19 @@ import numpy as np
 import scipy.sparse
 from scipy.spatial import cKDTree
 
+from .._config import GEMM_MIN_DIM, KD_TREE_MAX_DIM, SELF_BLOCK, SELF_HEAP_BYTES
 from .._kernels import distances as dist_kernels
 from .._kernels import knn as knn_kernels
 from .._kernels import knn_self
 from .._kernels.pairs import csr_pair_sqdist
+from .._norm_trick import norm_trick_setup, target_block
 from .._parallel import effective_n_jobs, parallel_section
 from .._progress import run_in_chunks
 
-KD_TREE_MAX_DIM = 15
-GEMM_MIN_DIM = 16
+__all__ = ["GEMM_MIN_DIM", "KD_TREE_MAX_DIM", "ALGORITHMS", "choose_algorithm", "build_tree",
+           "knn_brute", "knn_tree", "radius_brute", "radius_tree", "to_csr"]
+
 ALGORITHMS = ("auto", "brute", "kd_tree")
-_TARGET_BLOCK = 2048
-_SELF_BLOCK = 512
-# The symmetric self-query kernel keeps per-thread heaps for all m rows; above this many
-# bytes of heaps it is not used (the general kernel needs O(block) per thread instead).
-_SELF_HEAP_BYTES = 512 * 2**20
 
 
 def choose_algorithm(algorithm, n_features):
@@ -39,12 +38,8 @@ def build_tree(T):
     return cKDTree(T, leafsize=16, balanced_tree=False, compact_nodes=False)
 
 
-def target_block(n):
-    """Targets per GEMM block: 2048, or n (rounded up to 16) when there are fewer."""
-    return int(min(_TARGET_BLOCK, -(-n // 16) * 16))
-
-
 def _query_block(m, threads):
+    """Query rows per parallel iteration: about 4 iterations per thread, within [16, 256]."""
     return int(max(16, min(256, -(-m // (4 * threads)))))
 
 
@@ -79,8 +74,9 @@ def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
                 Q[lo:hi], T, k, offset if offset < 0 else offset + lo, out_d[lo:hi],
                 out_i[lo:hi]), what="k-NN queries")
             return out_d, out_i
-        centre = T.mean(axis=0, dtype=np.float64).astype(T.dtype)
-        t_norms = dist_kernels.centred_sqnorms(T, centre).astype(T.dtype)
+        trick = norm_trick_setup(T, query_norms=False)
+        centre = trick.centre
+        t_norms = trick.t_norms.astype(T.dtype)
         n_avail = n - (1 if self_query else 0)
         extra = max(k, 8) if T.dtype == np.float32 else 0
         n_candidates = min(n_avail, k + extra)
@@ -88,9 +84,9 @@ def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
         # hence the result) does not depend on n_jobs
         pool = numba.config.NUMBA_NUM_THREADS
         heap_bytes = pool * m * n_candidates * 16
-        if self_query and m > 2 * _SELF_BLOCK and heap_bytes <= _SELF_HEAP_BYTES:
-            rows, cols_t = knn_self.pack_self(T, centre, t_norms, _SELF_BLOCK)
-            knn_self.knn_self_gemm(T, rows, cols_t, k, n_candidates, _SELF_BLOCK, pool,
+        if self_query and m > 2 * SELF_BLOCK and heap_bytes <= SELF_HEAP_BYTES:
+            rows, cols_t = knn_self.pack_self(T, centre, t_norms, SELF_BLOCK)
+            knn_self.knn_self_gemm(T, rows, cols_t, k, n_candidates, SELF_BLOCK, pool,
                                    out_d, out_i)
             return out_d, out_i
         t_packed = dist_kernels.pack_targets(T, centre, t_norms, target_block(n))

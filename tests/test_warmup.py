@@ -1,0 +1,53 @@
+"""fastdr.warmup(): compiles the common kernels up front and reports the time taken."""
+
+import logging
+
+import numpy as np
+import pytest
+
+import fastdr
+from fastdr._kernels import distances, graph, kernel_matrix, knn, knn_self, lle, nca
+
+STEPS = ["knn_float64", "knn_float32", "pairwise", "dijkstra", "lle", "kernel_matrix", "nca"]
+
+
+def _signatures():
+    kernels = [knn.knn_gemm, knn.knn_direct, knn_self.knn_self_gemm,
+               distances.pairwise_sqeuclidean_gemm, graph.all_pairs_upper,
+               kernel_matrix.rbf_direct, kernel_matrix.rbf_from_gram_inplace,
+               nca.nca_objective_gradient]
+    kernels += [lle.barycenter_weights, lle.m_row_counts, lle.m_fill, lle.weighted_rows]
+    return {k.py_func.__qualname__: len(k.signatures) for k in kernels}
+
+
+def test_warmup_reports_seconds_per_step(capsys, caplog):
+    with caplog.at_level(logging.INFO, logger="fastdr"):
+        report = fastdr.warmup(verbose=True)
+    assert list(report) == STEPS
+    assert all(isinstance(v, float) and v >= 0 for v in report.values())
+    printed = capsys.readouterr().out
+    assert all(name in printed for name in STEPS) and "total" in printed
+    assert "fastdr.warmup" in caplog.text
+    assert "warmup" in fastdr.__all__ and "warmup" in dir(fastdr)
+
+
+@pytest.mark.jit_only
+def test_warmup_compiles_both_dtypes_and_a_second_call_compiles_nothing():
+    fastdr.warmup()
+    after_first = _signatures()
+    # float32 and float64 versions of the k-NN and pairwise kernels exist
+    for name in ("knn_gemm", "knn_direct", "knn_self_gemm", "pairwise_sqeuclidean_gemm"):
+        assert after_first[name] >= 2, (name, after_first[name])
+    assert all(count >= 1 for count in after_first.values()), after_first
+    second = fastdr.warmup()
+    assert _signatures() == after_first  # nothing left to compile
+    assert sum(second.values()) < 30.0  # a few tenths of a second unloaded
+
+
+def test_fit_after_warmup_needs_no_new_knn_signature():
+    fastdr.warmup()
+    before = _signatures()
+    X = np.random.default_rng(5).standard_normal((300, 24)).astype(np.float32)
+    fastdr.NearestNeighbors(n_neighbors=4, algorithm="brute").fit(X).kneighbors(X[:50])
+    fastdr.pairwise_distances(X[:50], X)
+    assert _signatures() == before
