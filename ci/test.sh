@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CI: install the test extras and run the suite exactly as the README says; then ruff, the
-# coverage pass (kernels run as Python with
+# kernel tests under NUMBA_BOUNDSCHECK=1, the coverage pass (kernels run as Python with
 # NUMBA_DISABLE_JIT=1 so their lines count), and last the `slow` bench smoke runs, which need
-# the bench extras. On 2 cores the whole run takes about 30 minutes.
+# the bench extras. On 2 idle cores the whole run should take about 25-30 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$(mktemp -d)}"
@@ -14,6 +14,8 @@ $PYTHON -m pip install -q -e ".[test]"
 $PYTHON -m pytest -q
 # --- lint ---
 $PYTHON -m ruff check fastdr tests bench ci
+# --- kernels with bounds checking (own fresh numba cache) ---
+PYTHON="$PYTHON" bash ci/boundscheck.sh
 # --- coverage ---
 PYTHON="$PYTHON" bash ci/coverage.sh
 # --- the bench smoke runs (`slow`), with the bench extras ---
