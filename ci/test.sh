@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
-# Install the test extras and run the suite exactly as the README says; then ruff, then the
-# coverage pass (kernels run as Python with NUMBA_DISABLE_JIT=1 so their lines count).
+# CI: install the test extras and run the suite exactly as the README says; then ruff, the
+# kernel tests under NUMBA_BOUNDSCHECK=1, the coverage pass (kernels run as Python with
+# NUMBA_DISABLE_JIT=1 so their lines count), and last the `slow` bench smoke runs, which need
+# the bench extras. On 2 idle cores the whole run should take about 25-30 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$(mktemp -d)}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 PYTHON="${PYTHON:-python3}"
 echo "== $($PYTHON --version), numba cache: $NUMBA_CACHE_DIR"
-# --- the README's test command ---
+# --- the README's test command (deselects `slow`) ---
 $PYTHON -m pip install -q -e ".[test]"
 $PYTHON -m pytest -q
-# --- lint and coverage ---
+# --- lint ---
 $PYTHON -m ruff check fastdr tests bench ci
+# --- kernels with bounds checking (own fresh numba cache) ---
+PYTHON="$PYTHON" bash ci/boundscheck.sh
+# --- coverage ---
 PYTHON="$PYTHON" bash ci/coverage.sh
+# --- the bench smoke runs (`slow`), with the bench extras ---
+echo "== slow tests: bench/ end to end"
+$PYTHON -m pip install -q -e ".[test,bench]"
+$PYTHON -m pytest -q -m slow

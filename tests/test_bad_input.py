@@ -7,18 +7,21 @@ import pytest
 
 import fastdr
 
-from .estimators import fit_output, make_estimator, public_estimators, small_data
+from .estimators import fit_estimator, fit_output, make_estimator, public_estimators, small_data
 
 NAMES = [name for name, _ in public_estimators()]
 SUPERVISED = {"KNeighborsClassifier", "KNeighborsRegressor", "LinearDiscriminantAnalysis",
               "NeighborhoodComponentsAnalysis", "MMC_Supervised"}
+# learn nothing from X: a fixed metric fits any sample count, on its own feature count only
+FIXED_METRICS = {"Mahalanobis"}
+FROM_DATA = [name for name in NAMES if name not in FIXED_METRICS]
 CLASS_BASED = {"KNeighborsClassifier", "LinearDiscriminantAnalysis",
                "NeighborhoodComponentsAnalysis", "MMC_Supervised"}
 
 
 def _fit(est, X, y):
-    if est.__class__.__name__ in SUPERVISED:
-        return est.fit(X, y)
+    if est.__class__.__name__ in SUPERVISED | {"MMC"}:  # MMC: index pairs drawn from y
+        return fit_estimator(est, X, y)
     return est.fit(X)
 
 
@@ -84,7 +87,7 @@ SINGLE_SAMPLE = {
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", FROM_DATA)
 def test_single_sample_is_a_clear_error(name):
     X, y = small_data()
     with pytest.raises(ValueError, match=SINGLE_SAMPLE.get(name, _TOO_FEW)):
@@ -100,7 +103,7 @@ SINGLE_FEATURE_ERRORS = {
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", FROM_DATA)
 def test_single_feature_gives_finite_result_or_names_n_components(name):
     X, y = small_data()
     if name in SINGLE_FEATURE_ERRORS:
@@ -109,6 +112,17 @@ def test_single_feature_gives_finite_result_or_names_n_components(name):
         return
     out = fit_output(make_estimator(name), X[:, :1], y)
     assert np.isfinite(np.asarray(out, dtype=float)).all()
+
+
+def test_fixed_metric_takes_any_sample_count_but_only_its_feature_count():
+    X, y = small_data()
+    metric = make_estimator("Mahalanobis")
+    out = fit_output(metric, X[:1], y[:1])
+    assert out.shape == (1, 5) and np.isfinite(out).all()
+    for width in (1, 8):
+        with pytest.raises(ValueError, match=rf"X has {width} features, but the metric is "
+                                             r"defined on 5 features"):
+            fit_output(make_estimator("Mahalanobis"), np.ones((10, width)), y[:10])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -123,7 +137,7 @@ def test_string_object_and_complex_input(name):
                  fit_output(make_estimator(name), X, y))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", FROM_DATA)
 def test_int_bool_float16_inputs_are_converted(name):
     X, y = small_data()
     Xi = np.round(X * 3).astype(np.int64)

@@ -13,6 +13,8 @@ import pytest
 from bench import external
 from bench.workloads import metric_learning
 
+pytestmark = pytest.mark.slow  # tests bench/ (installed with the [bench] extras), not fastdr
+
 STAND_IN = textwrap.dedent('''
     import numpy as np
 

@@ -1,9 +1,12 @@
 """Threads, processes, determinism and compilation, across every public estimator."""
 
 import multiprocessing as mp
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 import numba
 import numpy as np
@@ -63,10 +66,72 @@ def test_process_pool_after_parallel_kernels_ran_in_parent(method):
         _close(a, b)
 
 
+# estimators whose kernels keep thread pools, BLAS and per-thread state alive in the parent
+FORK_AFTER = ("Isomap", "KernelPCA", "NeighborhoodComponentsAnalysis")
+
+
+def _wait_or_kill(pid, timeout):
+    """The child's exit status, or None (after killing it) when it outlives ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork in a multi-threaded process
+def test_bare_fork_after_isomap_kernel_pca_and_nca_ran_in_parent():
+    X, y = small_data()
+    # the parent runs the parallel kernels (two threads) before it forks
+    expected = {name: fit_output(make_estimator(name, n_jobs=2), X, y) for name in FORK_AFTER}
+    pid = os.fork()
+    if pid == 0:  # child: the same fits must finish and agree; exit without pytest's teardown
+        code = 1
+        try:
+            for name in FORK_AFTER:
+                _close(fit_output(make_estimator(name, n_jobs=2), X, y), expected[name])
+            code = 0
+        finally:
+            os._exit(code)
+    status = _wait_or_kill(pid, timeout=240)
+    assert status is not None, "the forked child hung"
+    assert status == 0, f"the forked child failed (exit status {status})"
+
+
 @pytest.mark.parametrize("name", [n for n, cls in ESTIMATORS if accepts(cls, "n_jobs")])
 def test_results_identical_for_any_thread_count(name):
     X, y = small_data(m=150)
     outs = [fit_output(make_estimator(name, n_jobs=j), X, y) for j in (1, 2, None)]
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], outs[2])
+
+
+@pytest.mark.jit_only
+@pytest.mark.parametrize("name", ["NearestNeighbors", "Isomap", "LocallyLinearEmbedding"])
+def test_per_thread_heap_self_query_identical_for_any_thread_count(name, monkeypatch):
+    """m > 2 * block rows and d >= GEMM_MIN_DIM route the neighbour self-query of the fit
+    to the symmetric kernel with per-thread heaps (fastdr/_kernels/knn_self.py)."""
+    from fastdr._kernels import knn_self
+
+    real = knn_self.knn_self_gemm
+    calls = []
+
+    def spy(*args):
+        calls.append(args[-3])  # the pool size the heaps are laid out for
+        return real(*args)
+
+    monkeypatch.setattr(knn_self, "knn_self_gemm", spy)
+    X, y = small_data(m=1200, d=16)
+    outs = []
+    for j in (1, 2, None):
+        before = len(calls)
+        outs.append(fit_output(make_estimator(name, n_jobs=j), X, y))
+        assert len(calls) > before, "the fit did not reach the per-thread-heap kernel"
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[0], outs[2])
 

@@ -440,12 +440,22 @@ def test_blas_is_single_threaded_inside_and_restored_after():
         return [info["num_threads"] for info in threadpoolctl.threadpool_info()
                 if info["internal_api"] == "openblas"]
 
-    before = counts()
-    with single_threaded_blas():
+    import scipy.linalg  # noqa: F401  (loads scipy's BLAS too, when it ships its own)
+
+    assert counts(), (
+        "no OpenBLAS is loaded, so this test cannot check anything: the numpy and scipy "
+        f"wheels ship OpenBLAS; found {threadpoolctl.threadpool_info()}. On a platform with "
+        "another BLAS, extend this test to that BLAS."
+    )
+    # start from two threads, so that one thread inside is a change the test can see
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        before = counts()
+        assert set(before) == {2}
         with single_threaded_blas():
-            assert set(counts()) <= {1}
-        assert set(counts()) <= {1}
-    assert counts() == before
+            with single_threaded_blas():
+                assert set(counts()) == {1}
+            assert set(counts()) == {1}
+        assert counts() == before
 
 
 def test_learners_run_concurrently_from_python_threads(rng):
