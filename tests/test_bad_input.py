@@ -320,3 +320,20 @@ def test_string_targets_for_a_regressor_name_the_remedy():
     with pytest.raises(ValueError, match="y must be numeric, got dtype <U1. Pass numeric "
                                          "targets; for class labels use a classifier."):
         make_estimator("KNeighborsRegressor").fit(X, np.array(["a"] * X.shape[0]))
+
+
+def test_mahalanobis_matrix_symmetry_follows_the_one_symmetry_rule():
+    from fastdr._metric import mahalanobis_factor
+    from fastdr._validation import check_symmetric
+
+    # asymmetry 5e-9 on entries of size 2: within allclose's rtol=1e-8 (the old rule),
+    # beyond SYMMETRY_RTOL * max |M| = 2e-10 (the rule of every other symmetric input)
+    M = np.array([[2.0, 1.0 + 5e-9], [1.0, 2.0]])
+    with pytest.raises(ValueError, match="must be symmetric"):
+        check_symmetric(M, "M")
+    with pytest.raises(ValueError, match=r"metric_params\['M'\] must be symmetric; the "
+                                         r"largest asymmetry"):
+        mahalanobis_factor(M, name="metric_params['M']")
+    # round-off asymmetry is still accepted
+    L = mahalanobis_factor(np.array([[2.0, 1.0 + 1e-16], [1.0, 2.0]]))
+    np.testing.assert_allclose(L.T @ L, [[2.0, 1.0], [1.0, 2.0]])
