@@ -9,6 +9,7 @@ import importlib
 from .exceptions import (
     ConvergenceWarning,
     DataConversionWarning,
+    InvalidParameterError,
     MemoryBudgetError,
     NotFittedError,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "ClassicalMDS",
     "ConvergenceWarning",
     "DataConversionWarning",
+    "InvalidParameterError",
     "Isomap",
     "KNeighborsClassifier",
     "KNeighborsRegressor",
