@@ -291,7 +291,8 @@ def test_memory_budget_suffixes(monkeypatch):
 # -- one parameter-checking style --------------------------------------------------------
 
 OWNED_TABLES = ["NearestNeighbors", "KNeighborsClassifier", "KNeighborsRegressor", "Isomap",
-                "LocallyLinearEmbedding", "NeighborhoodComponentsAnalysis", "MMC_Supervised"]
+                "LocallyLinearEmbedding", "NeighborhoodComponentsAnalysis", "MMC_Supervised",
+                "KernelPCA", "LinearDiscriminantAnalysis", "ClassicalMDS"]
 
 
 @pytest.mark.parametrize("name", OWNED_TABLES)
@@ -303,6 +304,17 @@ def test_parameter_errors_name_parameter_allowed_values_and_received(name):
                        match=rf"^The 'n_jobs' parameter of {name} must be a non-zero int or "
                              r"None\. Got 0 instead\.$"):
         _fit(make_estimator(name, n_jobs=0), X, y)
+
+
+@pytest.mark.parametrize("name", ["PCA", "KernelPCA", "LinearDiscriminantAnalysis",
+                                  "ClassicalMDS"])
+def test_parameter_errors_are_fastdr_invalid_parameter_errors(name):
+    # caught as fastdr.InvalidParameterError, and as the ValueError and TypeError it derives
+    # from, without scikit-learn
+    X, y = small_data()
+    for caught in (fastdr.InvalidParameterError, ValueError, TypeError):
+        with pytest.raises(caught, match=rf"^The 'n_components' parameter of {name} must be "):
+            _fit(make_estimator(name, n_components=-1), X, y)
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf, -1.0])
