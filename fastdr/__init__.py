@@ -9,6 +9,7 @@ import importlib
 from .exceptions import (
     ConvergenceWarning,
     DataConversionWarning,
+    InvalidParameterError,
     MemoryBudgetError,
     NotFittedError,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "ClassicalMDS",
     "ConvergenceWarning",
     "DataConversionWarning",
+    "InvalidParameterError",
     "Isomap",
     "KNeighborsClassifier",
     "KNeighborsRegressor",

@@ -6,14 +6,9 @@ Rows are never copied per class: scatter matrices are accumulated from small row
 
 import numpy as np
 
+from ._config import scatter_block_rows
 from ._kernels import class_stats
 from ._parallel import parallel_section
-
-_BLOCK_ELEMENTS = 2**19
-
-
-def _block_rows(n_features):
-    return int(min(8192, max(64, _BLOCK_ELEMENTS // max(1, n_features))))
 
 
 def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None):
@@ -48,7 +43,7 @@ def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None
     Time O(m d^2), memory O(d^2 + block d) (plus k d^2 with ``inv_scales``).
     """
     m, d = X.shape
-    rows = _block_rows(d)
+    rows = scatter_block_rows(d)
     order = np.argsort(codes, kind="stable")
     starts = np.concatenate(([0], np.cumsum(counts)))
     buf = np.empty((min(rows, m), d), dtype=np.float64)

@@ -23,6 +23,11 @@ GEMM_MIN_DIM = 16
 #: (cancellation), per dtype.
 RECOMPUTE_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
 
+#: Row blocks of the blocked scatter, Gram and projection loops (PCA's centring, LDA's
+#: class scatter) hold about this many elements (4 MiB in float64): they stay in cache while
+#: BLAS works on them, and no copy of X is made.
+SCATTER_BLOCK_ELEMENTS = 2**19
+
 _MEMORY_BUDGET_ENV = "FASTDR_MEMORY_BUDGET"
 
 # --- distances (pairwise_distances, k-NN search, the KernelPCA rbf kernel) -----------------
@@ -57,6 +62,24 @@ DIJKSTRA_SOURCE_BLOCK = 16
 PATH_TILE = 64
 #: Landmark columns written together by landmark Dijkstra.
 LANDMARK_PANEL = 8
+
+
+def scatter_block_rows(n_features):
+    """Rows per block of the blocked scatter loops.
+
+    About ``SCATTER_BLOCK_ELEMENTS`` elements per block (read at call time), and between 64
+    and 8192 rows.
+
+    Parameters
+    ----------
+    n_features : int
+        Width of a row.
+
+    Returns
+    -------
+    int
+    """
+    return int(min(8192, max(64, SCATTER_BLOCK_ELEMENTS // max(1, n_features))))
 
 
 def memory_budget():

@@ -7,7 +7,7 @@ scipy's name ``VI``) factors ``M = L^T L`` once; a fitted metric learner (anythi
 
 import numpy as np
 
-from ._validation import check_array
+from ._validation import check_array, check_symmetric
 
 METRICS = ("euclidean", "sqeuclidean", "mahalanobis")
 
@@ -37,11 +37,7 @@ def mahalanobis_factor(M, n_features=None, name="M"):
             f"pass a {n_features} x {n_features} matrix."
         )
     scale = max(np.abs(M).max(), np.finfo(np.float64).tiny)
-    if not np.allclose(M, M.T, rtol=1e-8, atol=1e-10 * scale):
-        raise ValueError(
-            f"{name} must be symmetric; the largest asymmetry |M - M.T| is "
-            f"{np.abs(M - M.T).max():.3g}. Pass (M + M.T) / 2 if the asymmetry is round-off."
-        )
+    check_symmetric(M, name)
     values, vectors = np.linalg.eigh(0.5 * (M + M.T))
     tol = M.shape[0] * np.finfo(np.float64).eps * max(values.max(), 0.0) * 10
     if values.min() < -max(tol, 1e-12 * scale):

@@ -12,8 +12,8 @@ As a classifier the model is Gaussian with the shared covariance ``S_w``:
 ``decision_k(x) = x^T S_w^-1 mu_k - 1/2 mu_k^T S_w^-1 mu_k + log p_k``.
 """
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
@@ -23,16 +23,16 @@ from ._base import BaseEstimator, ClassifierMixin, TransformerMixin
 from ._class_scatter import class_scatter, ledoit_wolf_shrinkage
 from ._eigen import spectral_pairs
 from ._eigen_values import select_count
+from ._feature_names import record_feature_names
 from ._kernels import class_stats
 from ._parallel import parallel_section
+from ._params import N_JOBS, Interval, StrOptions, validate_params
 from ._validation import (
     check_array,
     check_classification_targets,
     check_is_fitted,
     check_n_components,
-    check_n_features,
-    check_option,
-    check_scalar,
+    check_query,
     check_X_y,
 )
 
@@ -91,6 +91,16 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
     ``transform`` is ``X @ scalings_[:, :n_components_]``, as scikit-learn's eigen solver.
     """
 
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0, 1, closed="right"), None],
+        "solver": [StrOptions(("eigen",))],
+        "shrinkage": [StrOptions(("auto",)), Interval(Real, 0, 1, closed="both"), None],
+        "priors": ["array-like", None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "n_jobs": N_JOBS,
+    }
+
     def __init__(self, *, n_components=None, solver="eigen", shrinkage=None, priors=None,
                  tol=1e-4, n_jobs=None):
         self.n_components = n_components
@@ -99,16 +109,6 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         self.priors = priors
         self.tol = tol
         self.n_jobs = n_jobs
-
-    def _check_shrinkage(self):
-        s = self.shrinkage
-        if s is None or (isinstance(s, str) and s == "auto"):
-            return s
-        if isinstance(s, str) or isinstance(s, bool) or not isinstance(s, numbers.Real):
-            raise ValueError(
-                f"shrinkage must be None, 'auto' or a float in [0, 1]; got {s!r}."
-            )
-        return float(check_scalar(s, "shrinkage", "real", min_value=0, max_value=1))
 
     def fit(self, X, y):
         """Fit the discriminant directions and the classifier.
@@ -122,9 +122,11 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         -------
         self
         """
-        check_option(self.solver, "solver", ("eigen",))
-        shrinkage = self._check_shrinkage()
-        check_scalar(self.tol, "tol", "real", min_value=0)
+        validate_params(self)
+        record_feature_names(self, X)
+        shrinkage = self.shrinkage
+        if shrinkage is not None and not isinstance(shrinkage, str):
+            shrinkage = float(shrinkage)
         X, y = check_X_y(X, y, min_samples=2)
         m, d = X.shape
         classes, codes = check_classification_targets(y, min_classes=1)
@@ -296,9 +298,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
 
     def _validated(self, X, method):
         check_is_fitted(self, "coef_")
-        X = check_array(X)
-        check_n_features(self, X, method)
-        return X
+        return check_query(self, X, method)
 
     def decision_function(self, X):
         """Class scores ``X @ coef_.T + intercept_`` (1-D for two classes).
@@ -372,6 +372,5 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        X_valid = self._validated(X, "transform")
-        Z = X_valid @ self.scalings_[:, : self.n_components_].astype(X_valid.dtype)
-        return self._wrap_output(Z, X)
+        X = self._validated(X, "transform")
+        return X @ self.scalings_[:, : self.n_components_].astype(X.dtype)

@@ -305,7 +305,8 @@ def test_memory_budget_suffixes(monkeypatch):
 # -- one parameter-checking style --------------------------------------------------------
 
 OWNED_TABLES = ["NearestNeighbors", "KNeighborsClassifier", "KNeighborsRegressor", "Isomap",
-                "LocallyLinearEmbedding", "NeighborhoodComponentsAnalysis", "MMC_Supervised"]
+                "LocallyLinearEmbedding", "NeighborhoodComponentsAnalysis", "MMC_Supervised",
+                "KernelPCA", "LinearDiscriminantAnalysis", "ClassicalMDS"]
 
 
 @pytest.mark.parametrize("name", OWNED_TABLES)
@@ -317,6 +318,17 @@ def test_parameter_errors_name_parameter_allowed_values_and_received(name):
                        match=rf"^The 'n_jobs' parameter of {name} must be a non-zero int or "
                              r"None\. Got 0 instead\.$"):
         _fit(make_estimator(name, n_jobs=0), X, y)
+
+
+@pytest.mark.parametrize("name", ["PCA", "KernelPCA", "LinearDiscriminantAnalysis",
+                                  "ClassicalMDS"])
+def test_parameter_errors_are_fastdr_invalid_parameter_errors(name):
+    # caught as fastdr.InvalidParameterError, and as the ValueError and TypeError it derives
+    # from, without scikit-learn
+    X, y = small_data()
+    for caught in (fastdr.InvalidParameterError, ValueError, TypeError):
+        with pytest.raises(caught, match=rf"^The 'n_components' parameter of {name} must be "):
+            _fit(make_estimator(name, n_components=-1), X, y)
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf, -1.0])
@@ -334,3 +346,20 @@ def test_string_targets_for_a_regressor_name_the_remedy():
     with pytest.raises(ValueError, match="y must be numeric, got dtype <U1. Pass numeric "
                                          "targets; for class labels use a classifier."):
         make_estimator("KNeighborsRegressor").fit(X, np.array(["a"] * X.shape[0]))
+
+
+def test_mahalanobis_matrix_symmetry_follows_the_one_symmetry_rule():
+    from fastdr._metric import mahalanobis_factor
+    from fastdr._validation import check_symmetric
+
+    # asymmetry 5e-9 on entries of size 2: within allclose's rtol=1e-8 (the old rule),
+    # beyond SYMMETRY_RTOL * max |M| = 2e-10 (the rule of every other symmetric input)
+    M = np.array([[2.0, 1.0 + 5e-9], [1.0, 2.0]])
+    with pytest.raises(ValueError, match="must be symmetric"):
+        check_symmetric(M, "M")
+    with pytest.raises(ValueError, match=r"metric_params\['M'\] must be symmetric; the "
+                                         r"largest asymmetry"):
+        mahalanobis_factor(M, name="metric_params['M']")
+    # round-off asymmetry is still accepted
+    L = mahalanobis_factor(np.array([[2.0, 1.0 + 1e-16], [1.0, 2.0]]))
+    np.testing.assert_allclose(L.T @ L, [[2.0, 1.0], [1.0, 2.0]])

@@ -117,6 +117,31 @@ def test_nca_never_recommends_shrinkage(X_kind):
     assert np.isfinite(est.components_).all()
 
 
+def test_kernel_pca_rbf_on_huge_or_tiny_values_is_refused():
+    X, _ = _blobs()
+    # the rbf kernel used to turn these into an identity (or all-ones) matrix, silently
+    with pytest.raises(ValueError, match="^X holds " + _TOO_LARGE):
+        fastdr.KernelPCA(kernel="rbf").fit(X * 1e200)
+    with pytest.raises(ValueError, match="values too small to compute distances"):
+        fastdr.KernelPCA(kernel="rbf").fit(X * 1e-160)
+    est = fastdr.KernelPCA(kernel="rbf", n_components=2).fit(X)
+    with pytest.raises(ValueError, match="^X holds " + _TOO_LARGE):
+        est.transform(X * 1e200)
+    # measured against the training centre: a query far out, but within range, is fine
+    assert np.isfinite(est.transform(X + 1e100)).all()
+
+
+def test_classical_mds_on_huge_values_is_refused():
+    X, _ = _blobs()
+    with pytest.raises(ValueError, match="^X holds " + _TOO_LARGE):
+        fastdr.ClassicalMDS().fit(X * 1e200)
+    est = fastdr.ClassicalMDS().fit(X)
+    with pytest.raises(ValueError, match="^X holds " + _TOO_LARGE):
+        est.transform(X * 1e200)
+    with pytest.raises(ValueError, match="^X holds " + _TOO_LARGE + ".*overflow float32"):
+        fastdr.ClassicalMDS().fit(X.astype(np.float32) * np.float32(1e19))
+
+
 # -- the same classes of failure elsewhere ---------------------------------------------------
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn import decomposition as skd
 
-from fastdr import PCA, KernelPCA
+from fastdr import PCA, InvalidParameterError, KernelPCA
 from fastdr._kernels import kernel_matrix as kk
 from fastdr._kernels.distances import centred_sqnorms
 from fastdr._validation import MemoryBudgetError
@@ -155,19 +155,26 @@ def test_pca_bad_input(rng):
     with pytest.raises(ValueError, match=r"n_components=6 is larger than allowed: PCA can "
                        r"return at most min\(n_samples, n_features\) = 5"):
         PCA(n_components=6).fit(X)
-    for t in (1.5, 0.0):
-        with pytest.raises(ValueError, match=r"must lie in \(0, 1\]"):
+    for t in (1.5, 0.0, 0):
+        with pytest.raises(InvalidParameterError,
+                           match=r"^The 'n_components' parameter of PCA must be an int in the "
+                                 r"range \[1, inf\), a float in the range \(0, 1\] or None\. "
+                                 rf"Got {t!r} instead\.$"):
             PCA(n_components=t).fit(X)
     est = PCA(n_components=2).fit(X)
     with pytest.raises(ValueError, match="X has 3 features, but PCA is expecting 5"):
         est.transform(X[:, :3])
     with pytest.raises(ValueError, match="X has 3 columns, but this PCA has 2 components"):
         est.inverse_transform(X[:, :3])
-    with pytest.raises(ValueError, match="svd_solver must be one of"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"The 'svd_solver' parameter of PCA must be a str among "
+                             r"\{'auto', 'covariance_eigh', 'gram', 'full', 'randomized'\}\. "
+                             r"Got 'arpack' instead\."):
         PCA(svd_solver="arpack").fit(X)
     with pytest.raises(ValueError, match="svd_solver='randomized' needs an int n_components"):
         PCA(n_components=0.5, svd_solver="randomized").fit(X)
-    with pytest.raises(TypeError, match="whiten must be True or False"):
+    with pytest.raises(InvalidParameterError,
+                       match="The 'whiten' parameter of PCA must be a bool. Got 'yes' instead."):
         PCA(whiten="yes").fit(X)
 
 
@@ -413,14 +420,17 @@ def test_kernel_pca_bad_input(rng, monkeypatch):
     with pytest.raises(ValueError, match=r"n_components=21 is larger than allowed: KernelPCA "
                        r"can return at most n_samples = 20"):
         KernelPCA(n_components=21).fit(X)
-    with pytest.raises(ValueError, match=r"must lie in \(0, 1\]"):
+    with pytest.raises(InvalidParameterError, match=r"The 'n_components' parameter of "
+                       r"KernelPCA must be .* a float in the range \(0, 1\] or None\. Got 1\.2"):
         KernelPCA(n_components=1.2).fit(X)
     est = KernelPCA(n_components=2, kernel="rbf").fit(X)
     with pytest.raises(ValueError, match="X has 3 features, but KernelPCA is expecting 4"):
         est.transform(X[:, :3])
-    with pytest.raises(ValueError, match="gamma must be > 0"):
+    with pytest.raises(InvalidParameterError, match=r"The 'gamma' parameter of KernelPCA must "
+                       r"be a float in the range \(0, inf\) or None\. Got 0\.0 instead\."):
         KernelPCA(kernel="rbf", gamma=0.0).fit(X)
-    with pytest.raises(ValueError, match="kernel must be one of"):
+    with pytest.raises(InvalidParameterError, match=r"The 'kernel' parameter of KernelPCA must "
+                       r"be a str among \{'linear', 'rbf', .*\}\. Got 'laplacian' instead\."):
         KernelPCA(kernel="laplacian").fit(X)
     K = reference.kernel_matrix(X, X, "rbf", 0.5)
     with pytest.raises(ValueError, match=r"The precomputed kernel matrix must be square "

@@ -1,9 +1,12 @@
+import re
+
 import numpy as np
 import pytest
 import scipy.linalg
 from sklearn import discriminant_analysis as skda
 from sklearn.covariance import ledoit_wolf_shrinkage as sk_ledoit_wolf_shrinkage
 
+from fastdr import InvalidParameterError
 from fastdr import LinearDiscriminantAnalysis as LDA
 from fastdr._kernels import class_stats
 from fastdr.discriminant import class_scatter, ledoit_wolf_shrinkage
@@ -205,7 +208,9 @@ def test_lda_bad_input(rng):
                        r"LinearDiscriminantAnalysis can return at most "
                        r"min\(n_classes - 1, n_features\) = 2"):
         LDA(n_components=3).fit(X, y)
-    with pytest.raises(ValueError, match=r"must lie in \(0, 1\]"):
+    with pytest.raises(InvalidParameterError, match=r"The 'n_components' parameter of "
+                       r"LinearDiscriminantAnalysis must be .* a float in the range \(0, 1\] "
+                       r"or None\. Got 1\.5 instead\."):
         LDA(n_components=1.5).fit(X, y)
     est = LDA().fit(X, y)
     for method in ("predict", "transform", "decision_function", "predict_proba"):
@@ -226,12 +231,19 @@ def test_lda_bad_input(rng):
     with pytest.warns(UserWarning, match="The priors sum to 2, not 1; they were rescaled"):
         est = LDA(priors=[1.0, 0.5, 0.5]).fit(X, y)
     np.testing.assert_allclose(est.priors_, [0.5, 0.25, 0.25])
-    with pytest.raises(ValueError, match="shrinkage must be None, 'auto' or a float"):
-        LDA(shrinkage="ledoit").fit(X, y)
-    with pytest.raises(ValueError, match="shrinkage must be <= 1"):
-        LDA(shrinkage=1.5).fit(X, y)
-    with pytest.raises(ValueError, match="solver must be one of 'eigen'"):
+    for bad in ("ledoit", 1.5, -0.1, True):
+        with pytest.raises(InvalidParameterError,
+                           match=r"^The 'shrinkage' parameter of LinearDiscriminantAnalysis "
+                                 r"must be a str among \{'auto'\}, a float in the range "
+                                 rf"\[0, 1\] or None\. Got {re.escape(repr(bad))} instead\.$"):
+            LDA(shrinkage=bad).fit(X, y)
+    with pytest.raises(InvalidParameterError, match=r"The 'solver' parameter of "
+                       r"LinearDiscriminantAnalysis must be a str among \{'eigen'\}\. "
+                       r"Got 'svd' instead\."):
         LDA(solver="svd").fit(X, y)
+    with pytest.raises(InvalidParameterError, match=r"The 'tol' parameter of "
+                       r"LinearDiscriminantAnalysis must be a float in the range \[0, inf\)"):
+        LDA(tol=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
         LDA().fit(X, rng.random(40))
 

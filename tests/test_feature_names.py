@@ -15,27 +15,15 @@ pd = pytest.importorskip("pandas")
 
 SUPERVISED = {"KNeighborsClassifier", "KNeighborsRegressor", "LinearDiscriminantAnalysis",
               "NeighborhoodComponentsAnalysis", "MMC_Supervised"}
-# Estimators whose modules another branch is splitting: their feature-name calls land with
-# the integration (strict, so the mark must go as soon as they pass).
-PENDING = {"PCA", "KernelPCA", "LinearDiscriminantAnalysis", "ClassicalMDS"}
-
-
-_PENDING_MARK = pytest.mark.xfail(strict=True,
-                                  reason="feature-name calls pending in the split of its module")
 CASES = ["reordered", "renamed", "names_then_array", "array_then_names", "same_names", "arrays"]
-# without names on either side, or with equal names, there is nothing to catch
-_PENDING_CASES = {"reordered", "renamed", "names_then_array", "array_then_names"}
 
 
 def _names():
-    return [pytest.param(name, marks=_PENDING_MARK) if name in PENDING else name
-            for name, _ in public_estimators()]
+    return [name for name, _ in public_estimators()]
 
 
 def _name_case_pairs():
-    return [pytest.param(name, case, marks=_PENDING_MARK)
-            if name in PENDING and case in _PENDING_CASES else (name, case)
-            for name, _ in public_estimators() for case in CASES]
+    return [(name, case) for name, _ in public_estimators() for case in CASES]
 
 
 def _frame(X, columns=None):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.manifold import ClassicalMDS as SkClassicalMDS
 
-from fastdr import PCA, ClassicalMDS
+from fastdr import PCA, ClassicalMDS, InvalidParameterError
 from fastdr._kernels.matrix_checks import symmetry_stats
 from fastdr._validation import MemoryBudgetError
 
@@ -148,11 +148,12 @@ def test_bad_input(rng, monkeypatch):
     with pytest.raises(ValueError, match=r"n_components=21 is larger than allowed: "
                        r"ClassicalMDS can return at most n_samples = 20"):
         ClassicalMDS(n_components=21).fit(X)
-    for t in (0.0, 2.0):
-        with pytest.raises(ValueError, match=r"must lie in \(0, 1\]"):
+    for t in (0.0, 2.0, None):
+        with pytest.raises(InvalidParameterError,
+                           match=r"^The 'n_components' parameter of ClassicalMDS must be an int "
+                                 r"in the range \[1, inf\) or a float in the range \(0, 1\]\. "
+                                 rf"Got {t!r} instead\.$"):
             ClassicalMDS(n_components=t).fit(X)
-    with pytest.raises(TypeError, match="n_components must be an int or a float"):
-        ClassicalMDS(n_components=None).fit(X)
     with pytest.raises(ValueError, match=r"The precomputed distance matrix must be square "
                        r"\(n_samples, n_samples\); got shape \(20, 5\)"):
         ClassicalMDS(metric="precomputed").fit(X)
@@ -175,9 +176,11 @@ def test_bad_input(rng, monkeypatch):
         pre.transform(D[:, :19])
     with pytest.raises(ValueError, match="The precomputed distances have a negative entry"):
         pre.transform(-D[:3])
-    with pytest.raises(ValueError, match="metric must be one of 'euclidean', 'precomputed'"):
+    with pytest.raises(InvalidParameterError, match=r"The 'metric' parameter of ClassicalMDS "
+                       r"must be a str among \{'euclidean', 'precomputed'\}\. Got 'cosine'"):
         ClassicalMDS(metric="cosine").fit(X)
-    with pytest.raises(ValueError, match="eigen_solver must be one of"):
+    with pytest.raises(InvalidParameterError, match=r"The 'eigen_solver' parameter of "
+                       r"ClassicalMDS must be a str among \{'auto', 'dense', .*Got 'svd'"):
         ClassicalMDS(eigen_solver="svd").fit(X)
     monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "1K")
     with pytest.raises(MemoryBudgetError, match="needs 3,200 bytes"):

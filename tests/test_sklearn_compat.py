@@ -75,3 +75,23 @@ def test_set_output_pandas(name):
     out = est.transform(pd.DataFrame(X))
     assert isinstance(out, pd.DataFrame)
     assert list(out.columns) == list(est.get_feature_names_out())
+
+
+@pytest.mark.parametrize("name", ["PCA", "KernelPCA", "LinearDiscriminantAnalysis",
+                                  "ClassicalMDS"])
+def test_set_output_pandas_wraps_transform_and_fit_transform_once(name):
+    # the wrapping comes from TransformerMixin alone (the estimators wrap nothing by hand)
+    pd = pytest.importorskip("pandas")
+    X, y = small_data()
+    frame = pd.DataFrame(X, index=np.arange(100, 100 + X.shape[0]))
+    plain = make_estimator(name)
+    expected = plain.fit_transform(X, y)
+    est = make_estimator(name).set_output(transform="pandas")
+    for out in (est.fit_transform(frame, y), est.transform(frame)):
+        assert type(out) is pd.DataFrame
+        assert list(out.index) == list(frame.index)
+        assert list(out.columns) == list(est.get_feature_names_out())
+        np.testing.assert_allclose(out.to_numpy(), expected, rtol=1e-6, atol=1e-8)
+    if hasattr(est, "predict"):
+        assert type(est.predict(frame)) is np.ndarray
+        assert type(est.predict_proba(frame)) is np.ndarray

@@ -7,16 +7,11 @@ badly centred features are accumulated from shifted row blocks in float64.
 
 import numpy as np
 
-# Row blocks hold about this many elements (4 MiB in float64): they stay in cache while BLAS
-# works on them, and no copy of X is ever made.
-_BLOCK_ELEMENTS = 2**19
+from .._config import scatter_block_rows
+
 # The one-product routes of ``centred_scatter`` / ``project_centred`` are kept when the
 # centring subtraction cancels at most this factor (about 4 of float64's 16 digits).
 _MAX_CANCELLATION = 1e4
-
-
-def _block_rows(n_features):
-    return int(min(8192, max(64, _BLOCK_ELEMENTS // max(1, n_features))))
 
 
 def centred_scatter(X):
@@ -45,7 +40,7 @@ def centred_scatter(X):
             loss = np.where(mean == 0, 0.0, m * mean * mean / diag)
         if (diag > 0).all() and loss.max() <= _MAX_CANCELLATION:
             return mean, 0.5 * (scatter + scatter.T)
-    rows = _block_rows(d)
+    rows = scatter_block_rows(d)
     centre = X[:rows].mean(axis=0, dtype=np.float64)
     scatter = np.zeros((d, d), dtype=np.float64)
     sums = np.zeros(d, dtype=np.float64)
@@ -69,7 +64,7 @@ def centred_gram(X, mean):
     """
     m, d = X.shape
     gram = np.zeros((m, m), dtype=np.float64)
-    cols = _block_rows(m)
+    cols = scatter_block_rows(m)
     for start in range(0, d, cols):
         stop = min(d, start + cols)
         block = X[:, start:stop] - mean[start:stop]
@@ -93,7 +88,7 @@ def project_centred(X, mean, components):
         spread = np.abs(out).max(axis=0) if m else np.zeros_like(offset)
         if (np.abs(offset) <= _MAX_CANCELLATION * spread).all():
             return out
-    rows = _block_rows(d)
+    rows = scatter_block_rows(d)
     mean = mean.astype(X.dtype)
     out = np.empty((m, components.shape[0]), dtype=X.dtype)
     buf = np.empty((min(rows, m), d), dtype=X.dtype)
@@ -108,7 +103,7 @@ def project_centred(X, mean, components):
 def mean_and_total_scatter(X):
     m, d = X.shape
     mean = X.mean(axis=0, dtype=np.float64)
-    rows = _block_rows(d)
+    rows = scatter_block_rows(d)
     total = 0.0
     for start in range(0, m, rows):
         block = X[start:start + rows] - mean

@@ -4,11 +4,14 @@ Eigendecompose the centred kernel matrix of the training samples; project new sa
 through their kernel sums against the training samples.
 """
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.sparse.linalg
 
 from .._base import BaseEstimator, TransformerMixin
 from .._config import GEMM_MIN_DIM, RECOMPUTE_TOL
+from .._distance_checks import check_distance_magnitude
 from .._eigen import (
     NONFINITE_REMEDY,
     SOLVERS,
@@ -20,23 +23,25 @@ from .._eigen import (
 )
 from .._eigen_solvers import block_product
 from .._eigen_values import inverse_sqrt
+from .._feature_names import check_feature_names, record_feature_names
 from .._kernels import distances as dist_kernels
 from .._kernels import kernel_matrix as kernel_kernels
 from .._kernels.centering import double_centre_inplace
 from .._parallel import parallel_section
+from .._params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
 from .._progress import StageLog
 from .._validation import (
     check_array,
     check_dense_allocation,
     check_is_fitted,
     check_n_components,
-    check_n_features,
-    check_option,
     check_precomputed_square,
-    check_scalar,
+    check_query,
 )
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine", "precomputed")
+#: Kernels computed from squared distances: their input is checked for overflow.
+DISTANCE_KERNELS = ("rbf",)
 _WHAT = "The centred kernel matrix"
 _DOT_KERNEL_CODES = {
     "linear": kernel_kernels.LINEAR,
@@ -98,6 +103,19 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     decomposed in place).
     """
 
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0, 1, closed="right"), None],
+        "kernel": [StrOptions(KERNELS)],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "eigen_solver": [StrOptions(SOLVERS)],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
+    }
+
     def __init__(self, *, n_components=None, kernel="linear", gamma=None, degree=3, coef0=1,
                  eigen_solver="auto", random_state=None, n_jobs=None, verbose=0):
         self.n_components = n_components
@@ -109,14 +127,6 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
-
-    def _check_params(self):
-        check_option(self.kernel, "kernel", KERNELS)
-        check_option(self.eigen_solver, "eigen_solver", SOLVERS)
-        check_scalar(self.gamma, "gamma", "real", min_value=0, include_min=False,
-                     allow_none=True)
-        check_scalar(self.degree, "degree", "real", min_value=0)
-        check_scalar(self.coef0, "coef0", "real")
 
     def fit(self, X, y=None):
         """Fit the model on X (or on a precomputed kernel matrix).
@@ -141,12 +151,14 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_components_)
         """
         self._fit(X)
-        Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_).astype(self.eigenvectors_.dtype)
-        return self._wrap_output(Z, X)
+        return self.eigenvectors_ * np.sqrt(self.eigenvalues_).astype(self.eigenvectors_.dtype)
 
     def _fit(self, X):
+        validate_params(self)
+        record_feature_names(self, X)
         log = StageLog(type(self).__name__, self.verbose)
-        self._check_params()
+        for stale in ("_centre", "X_fit_"):
+            self.__dict__.pop(stale, None)
         if self.kernel == "precomputed":
             K0 = check_precomputed_square(X, "The precomputed kernel matrix", negative_ok=True,
                                           n_jobs=self.n_jobs)
@@ -162,6 +174,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         else:
             # a copy, as scikit-learn's copy_X=True: transform must not see later edits of X
             X = check_array(X, min_samples=2, copy=True)
+            if self.kernel in DISTANCE_KERNELS:
+                self._centre = check_distance_magnitude(X)
             m = X.shape[0]
             n_components = check_n_components(self.n_components, m, estimator="KernelPCA",
                                               limit="n_samples")
@@ -280,6 +294,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "eigenvectors_")
         m = self.eigenvectors_.shape[0]
         if self.kernel == "precomputed":
+            # the column count is checked below, with a message about kernels
+            check_feature_names(self, X)
             K = check_array(X, name="The precomputed kernel", copy=True)
             if K.shape[1] != m:
                 raise ValueError(
@@ -288,9 +304,10 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                     "and the training samples."
                 )
         else:
-            X_valid = check_array(X)
-            check_n_features(self, X_valid, "transform")
+            X_valid = check_query(self, X, "transform")
             X_valid = X_valid.astype(self.X_fit_.dtype, copy=False)
+            if self.kernel in DISTANCE_KERNELS:
+                check_distance_magnitude(X_valid, centre=self._centre)
             n = X_valid.shape[0]
             check_dense_allocation((n, m), X_valid.dtype, what=f"The {n} x {m} kernel block",
                                    alternative="Transform fewer samples at a time.")
@@ -302,7 +319,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             kernel_kernels.centre_kernel_rows(K, self._row_means, self._grand_mean)
         scaled = self.eigenvectors_ * inverse_sqrt(self.eigenvalues_).astype(
             self.eigenvectors_.dtype)
-        return self._wrap_output(K @ scaled.astype(K.dtype), X)
+        return K @ scaled.astype(K.dtype)
 
 
 class _CentredKernel(scipy.sparse.linalg.LinearOperator):

@@ -4,6 +4,8 @@ Centre the data, eigendecompose the covariance matrix (or the Gram matrix of the
 rows, when there are fewer samples than features), keep the top d' eigenvectors.
 """
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
@@ -11,13 +13,14 @@ import scipy.sparse.linalg
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import check_spectrum, spectral_pairs
 from .._eigen_values import fix_signs, inverse_sqrt, select_count
+from .._feature_names import record_feature_names
+from .._params import Interval, StrOptions, validate_params
 from .._validation import (
     check_array,
     check_dense_allocation,
     check_is_fitted,
     check_n_components,
-    check_n_features,
-    check_option,
+    check_query,
 )
 from ._centred import (
     centred_gram,
@@ -83,6 +86,14 @@ class PCA(TransformerMixin, BaseEstimator):
     otherwise; memory O(d^2) (resp. one m x m array) beyond X.
     """
 
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0, 1, closed="right"), None],
+        "whiten": ["boolean"],
+        "svd_solver": [StrOptions(SVD_SOLVERS)],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, *, n_components=None, whiten=False, svd_solver="auto",
                  random_state=None):
         self.n_components = n_components
@@ -102,7 +113,7 @@ class PCA(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        self._fit(check_array(X, min_samples=2))
+        self._fit(self._validate_fit_input(X))
         return self
 
     def fit_transform(self, X, y=None):
@@ -112,14 +123,16 @@ class PCA(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        X_valid = check_array(X, min_samples=2)
+        X_valid = self._validate_fit_input(X)
         self._fit(X_valid)
-        return self._wrap_output(self._project(X_valid), X)
+        return self._project(X_valid)
+
+    def _validate_fit_input(self, X):
+        validate_params(self)
+        record_feature_names(self, X)
+        return check_array(X, min_samples=2)
 
     def _fit(self, X):
-        check_option(self.svd_solver, "svd_solver", SVD_SOLVERS)
-        if not isinstance(self.whiten, (bool, np.bool_)):
-            raise TypeError(f"whiten must be True or False; got {self.whiten!r}.")
         m, d = X.shape
         n_components = check_n_components(
             self.n_components, min(m, d), estimator="PCA", limit="min(n_samples, n_features)")
@@ -231,9 +244,7 @@ class PCA(TransformerMixin, BaseEstimator):
             ``whiten``.
         """
         check_is_fitted(self, "components_")
-        X_valid = check_array(X)
-        check_n_features(self, X_valid, "transform")
-        return self._wrap_output(self._project(X_valid), X)
+        return self._project(check_query(self, X, "transform"))
 
     def _project(self, X):
         Z = project_centred(X, self.mean_, self.components_)

@@ -5,19 +5,23 @@ array, the top eigenpairs of B from the partial solver, ``Z = V Lambda^(1/2)``. 
 placed by the landmark-MDS triangulation of de Silva and Tenenbaum (2004).
 """
 
+from numbers import Integral, Real
+
 import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
+from .._distance_checks import check_distance_magnitude
 from .._eigen import SOLVERS, check_finite_matrix
+from .._feature_names import check_feature_names, record_feature_names
+from .._params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
 from .._progress import StageLog
 from .._validation import (
     check_array,
     check_dense_allocation,
     check_is_fitted,
     check_n_components,
-    check_n_features,
-    check_option,
     check_precomputed_square,
+    check_query,
 )
 from ..pairwise import pairwise_distances
 from ._mds_core import DISTANCE_REMEDY, embed_from_distances, triangulate
@@ -69,6 +73,16 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     O(n_new m (d + k)).
     """
 
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0, 1, closed="right")],
+        "metric": [StrOptions(METRICS)],
+        "eigen_solver": [StrOptions(SOLVERS)],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
+    }
+
     def __init__(self, *, n_components=2, metric="euclidean", eigen_solver="auto",
                  random_state=None, n_jobs=None, verbose=0):
         self.n_components = n_components
@@ -90,9 +104,11 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        validate_params(self)
+        record_feature_names(self, X)
         log = StageLog(type(self).__name__, self.verbose)
-        check_option(self.metric, "metric", METRICS)
-        check_option(self.eigen_solver, "eigen_solver", SOLVERS)
+        for stale in ("_centre", "_fit_X"):
+            self.__dict__.pop(stale, None)
         if self.metric == "precomputed":
             D0 = check_precomputed_square(X, "The precomputed distance matrix",
                                           negative_ok=False, n_jobs=self.n_jobs)
@@ -106,6 +122,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         else:
             # a copy, as scikit-learn's copy_X=True: transform must not see later edits of X
             X = check_array(X, min_samples=2, copy=True)
+            self._centre = check_distance_magnitude(X)
             n_components = self._check_n_components(X.shape[0])
             D = pairwise_distances(X, n_jobs=self.n_jobs)
             log.done(f"distances ({D.shape[0]} x {D.shape[0]})")
@@ -126,8 +143,6 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         return self
 
     def _check_n_components(self, m):
-        if self.n_components is None:
-            raise TypeError("n_components must be an int or a float in (0, 1]; got None.")
         return check_n_components(self.n_components, m, estimator="ClassicalMDS",
                                   limit="n_samples", allow_none=False)
 
@@ -138,8 +153,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        self.fit(X)
-        return self._wrap_output(self.embedding_, X)
+        return self.fit(X).embedding_
 
     def transform(self, X):
         """Place new points by landmark-MDS triangulation.
@@ -160,6 +174,8 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "embedding_")
         m = self.embedding_.shape[0]
         if self.metric == "precomputed":
+            # the column count is checked below, with a message about distances
+            check_feature_names(self, X)
             dist = check_array(X, name="The precomputed distances")
             if dist.shape[1] != m:
                 raise ValueError(
@@ -175,9 +191,9 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             sq_dists = np.square(dist, dtype=np.float64)
             dtype = dist.dtype
         else:
-            X_valid = check_array(X)
-            check_n_features(self, X_valid, "transform")
+            X_valid = check_query(self, X, "transform")
             X_valid = X_valid.astype(self._fit_X.dtype, copy=False)
+            check_distance_magnitude(X_valid, centre=self._centre)
             sq_dists = pairwise_distances(X_valid, self._fit_X, metric="sqeuclidean",
                                           n_jobs=self.n_jobs)
             dtype = X_valid.dtype
@@ -185,4 +201,4 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
                             DISTANCE_REMEDY)
         Z = triangulate(sq_dists, self._sq_means, self._vectors.astype(np.float64),
                         self.eigenvalues_.astype(np.float64))
-        return self._wrap_output(Z.astype(dtype), X)
+        return Z.astype(dtype)
