@@ -50,7 +50,7 @@ def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
     # queries are measured against the training rows, whose own spread was checked at fit
     check_small = centre is None
     work = np.dtype(X.dtype if dtype is None else dtype)
-    limit = np.finfo(work if work.kind == "f" else np.float64).max / 16
+    limit = float(np.finfo(work if work.kind == "f" else np.float64).max) / 16
     with np.errstate(over="ignore", invalid="ignore"):
         if centre is None:
             centre = (X.mean(axis=0, dtype=np.float64) if X.shape[0]

@@ -47,8 +47,20 @@ def dense_pairs(A, k, largest, overwrite_a):
     subset = (n - k, n - 1) if largest else (0, k - 1)
     if A.flags.c_contiguous and not A.flags.f_contiguous:
         A = A.T  # the same symmetric matrix, in the Fortran order LAPACK works in
-    return scipy.linalg.eigh(A, subset_by_index=subset, overwrite_a=overwrite_a,
-                             check_finite=False)
+    diagonal = np.diag(A).copy()
+    values, vectors = scipy.linalg.eigh(A, subset_by_index=subset, overwrite_a=overwrite_a,
+                                        check_finite=False)
+    if values.shape[0] == k:
+        return values, vectors
+    # ?syevr asked for a subset can return fewer pairs than asked on exactly repeated
+    # eigenvalues (OpenBLAS 0.3.31: I - 11^T / n, the centred kernel of far-apart points,
+    # gives 0 of the top 2). The lower-triangle solve destroyed only the lower triangle and
+    # the diagonal, so put the diagonal back and solve the untouched upper triangle for the
+    # whole spectrum with the divide-and-conquer driver, then keep the subset.
+    A[np.diag_indices(n)] = diagonal
+    values, vectors = scipy.linalg.eigh(A, lower=False, driver="evd", overwrite_a=overwrite_a,
+                                        check_finite=False)
+    return values[subset[0]:subset[1] + 1], vectors[:, subset[0]:subset[1] + 1]
 
 
 def arpack_pairs(A, k, largest, tol, max_iter, rng, sparse):

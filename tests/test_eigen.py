@@ -345,3 +345,21 @@ def test_plan_solve_announces_the_work_copy_and_the_eigenvectors(monkeypatch):
         plan_solve(20, 20, solver="dense", overwrite_a=True, what="The test matrix")
     monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "400")  # no copy for arpack; 20 x 2 fits
     assert plan_solve(20, 1, solver="arpack", what="The test matrix") == "arpack"
+
+
+@pytest.mark.parametrize("overwrite_a", [False, True])
+@pytest.mark.parametrize("largest", [True, False])
+def test_dense_pairs_on_exactly_repeated_eigenvalues(overwrite_a, largest):
+    # LAPACK's subset solve returns no pairs for I - 11^T/n with some OpenBLAS builds (the
+    # centred rbf kernel of far-apart points); the dense solver must still return k pairs
+    from fastdr._eigen_solvers import dense_pairs
+
+    n, k = 90, 2
+    A = np.eye(n) - 1.0 / n
+    values, vectors = dense_pairs(A.copy(order="F"), k, largest, overwrite_a)
+    assert values.shape == (k,) and vectors.shape == (n, k)
+    expected = [1.0, 1.0] if largest else [0.0, 1.0]
+    np.testing.assert_allclose(values, expected, atol=1e-12)
+    B = np.eye(n) - 1.0 / n
+    np.testing.assert_allclose(B @ vectors, vectors * values, atol=1e-12)
+    np.testing.assert_allclose(vectors.T @ vectors, np.eye(k), atol=1e-12)
