@@ -107,3 +107,56 @@ def ledoit_wolf_shrinkage(emp_cov, fourth_moment, n_samples):
     beta = min(beta, delta)
     shrinkage = 0.0 if beta == 0 else beta / delta
     return float(shrinkage), mu
+
+
+def standardising_scales(variances, counts, means):
+    """Per-class feature scales for Ledoit-Wolf on standardised data.
+
+    Parameters
+    ----------
+    variances : ndarray of shape (n_classes, d)
+        Each class's per-feature variance (divided by the class count).
+    counts : ndarray of shape (n_classes,)
+    means : ndarray of shape (n_classes, d)
+
+    Returns
+    -------
+    ndarray of shape (n_classes, d)
+        The standard deviations, with 1 for features that are constant within a class (to
+        round-off of their mean) or below ``10 eps``, which are left unscaled.
+    """
+    eps = np.finfo(np.float64).eps
+    n = counts[:, None].astype(np.float64)
+    constant = variances <= n * eps * variances + (n * means * eps) ** 2
+    scales = np.sqrt(variances)
+    scales[constant | (scales < 10 * eps)] = 1.0
+    return scales
+
+
+def ledoit_wolf_within(per_class, counts, scales, priors):
+    """The within-class covariance with each class shrunk by Ledoit-Wolf.
+
+    Parameters
+    ----------
+    per_class : list of (ndarray of shape (d, d), float)
+        Each class's scatter and fourth moment of its standardised, centred data
+        (:func:`class_scatter` with ``inv_scales``).
+    counts : ndarray of shape (n_classes,)
+    scales : ndarray of shape (n_classes, d)
+        From :func:`standardising_scales`.
+    priors : ndarray of shape (n_classes,)
+
+    Returns
+    -------
+    ndarray of shape (d, d)
+        ``sum_k p_k D_k shrunk_k D_k`` (symmetrised), as scikit-learn's eigen solver.
+    """
+    d = scales.shape[1]
+    covariance = np.zeros((d, d), dtype=np.float64)
+    for k, (scatter, fourth) in enumerate(per_class):
+        emp = scatter / counts[k]
+        s, mu = ledoit_wolf_shrinkage(emp, fourth, int(counts[k]))
+        shrunk = (1.0 - s) * emp
+        shrunk.flat[:: d + 1] += s * mu
+        covariance += priors[k] * (scales[k][:, None] * shrunk * scales[k][None, :])
+    return 0.5 * (covariance + covariance.T)

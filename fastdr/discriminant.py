@@ -20,7 +20,7 @@ import scipy.linalg
 import scipy.special
 
 from ._base import BaseEstimator, ClassifierMixin, TransformerMixin
-from ._class_scatter import class_scatter, ledoit_wolf_shrinkage
+from ._class_scatter import class_scatter, ledoit_wolf_within, standardising_scales
 from ._eigen import spectral_pairs
 from ._eigen_values import select_count
 from ._feature_names import record_feature_names
@@ -131,6 +131,24 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         m, d = X.shape
         classes, codes = check_classification_targets(y, min_classes=1)
         n_classes = len(classes)
+        counts = np.bincount(codes, minlength=n_classes)
+        self._check_counts(classes, counts, m, shrinkage)
+        priors = self._check_priors(counts, m)
+        max_components = min(n_classes - 1, d)
+        n_components = check_n_components(
+            self.n_components, max_components, estimator="LinearDiscriminantAnalysis",
+            limit="min(n_classes - 1, n_features)")
+
+        with parallel_section(self.n_jobs):
+            sums = class_stats.class_sums(X, codes, n_classes)
+        means = sums / counts[:, None]
+        covariance = self._within_scatter(X, codes, counts, means, priors, shrinkage)
+        return self._fit_from_statistics(classes, means, priors, covariance, n_components,
+                                         max_components, X.dtype)
+
+    def _check_counts(self, classes, counts, m, shrinkage):
+        """Refuse one class, too few samples, and single-sample classes under Ledoit-Wolf."""
+        n_classes = len(classes)
         if n_classes < 2:
             raise ValueError(
                 f"LinearDiscriminantAnalysis needs at least 2 classes; y has a single class "
@@ -142,7 +160,6 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
                 f"within-class scatter; got {m} samples for {n_classes} classes. Pass more "
                 "samples."
             )
-        counts = np.bincount(codes, minlength=n_classes)
         if shrinkage == "auto" and counts.min() < 2:
             lone = classes[int(np.argmin(counts))]
             raise ValueError(
@@ -150,16 +167,15 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
                 "each class's covariance and needs at least 2 samples per class. Use "
                 "shrinkage=None or a float, or pass more samples of that class."
             )
-        priors = self._check_priors(counts, m)
-        max_components = min(n_classes - 1, d)
-        n_components = check_n_components(
-            self.n_components, max_components, estimator="LinearDiscriminantAnalysis",
-            limit="min(n_classes - 1, n_features)")
 
-        with parallel_section(self.n_jobs):
-            sums = class_stats.class_sums(X, codes, n_classes)
-        means = sums / counts[:, None]
-        covariance = self._within_scatter(X, codes, counts, means, priors, shrinkage)
+    def _fit_from_statistics(self, classes, means, priors, covariance, n_components,
+                             max_components, dtype):
+        """Everything after the class statistics: the eigenproblem and the classifier.
+
+        Shared with :class:`fastdr.dask.LinearDiscriminantAnalysis`, which computes the
+        same statistics over a cluster.
+        """
+        n_classes, d = means.shape
         centre = priors @ means
         offsets = (means - centre) * np.sqrt(priors)[:, None]
         between = offsets.T @ offsets
@@ -218,7 +234,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         self.intercept_ = intercept
         self.n_components_ = int(k)
         self.n_features_in_ = d
-        self._dtype = X.dtype
+        self._dtype = dtype
         return self
 
     def _check_priors(self, counts, m):
@@ -254,22 +270,10 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         # Ledoit-Wolf on each class's standardised data, as scikit-learn's eigen solver.
         with parallel_section(self.n_jobs):
             sumsq = class_stats.class_centred_sumsq(X, codes, means)
-        variances = sumsq / counts[:, None]
-        eps = np.finfo(np.float64).eps
-        n = counts[:, None].astype(np.float64)
-        constant = variances <= n * eps * variances + (n * means * eps) ** 2
-        scales = np.sqrt(variances)
-        scales[constant | (scales < 10 * eps)] = 1.0
+        scales = standardising_scales(sumsq / counts[:, None], counts, means)
         _, per_class = class_scatter(X, codes, counts, means, None, inv_scales=1.0 / scales,
                                      n_jobs=self.n_jobs)
-        covariance = np.zeros((d, d), dtype=np.float64)
-        for k, (scatter, fourth) in enumerate(per_class):
-            emp = scatter / counts[k]
-            s, mu = ledoit_wolf_shrinkage(emp, fourth, int(counts[k]))
-            shrunk = (1.0 - s) * emp
-            shrunk.flat[:: d + 1] += s * mu
-            covariance += priors[k] * (scales[k][:, None] * shrunk * scales[k][None, :])
-        return 0.5 * (covariance + covariance.T)
+        return ledoit_wolf_within(per_class, counts, scales, priors)
 
     def _check_singular(self, covariance, between_diag):
         # Per feature and scale-free: a feature is flat when its within-class variance is

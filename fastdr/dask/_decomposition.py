@@ -5,7 +5,7 @@ import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import spectral_pairs
-from .._eigen_values import fix_signs
+from .._params import validate_params
 from .._validation import check_is_fitted, check_n_components, check_option
 from ._utils import as_dask_rows, block_moments, merge_moments, row_blocks, tree_reduce
 
@@ -88,8 +88,7 @@ class PCA(TransformerMixin, BaseEstimator):
         self
         """
         check_option(self.svd_solver, "svd_solver", SVD_SOLVERS)
-        if not isinstance(self.whiten, (bool, np.bool_)):
-            raise TypeError(f"whiten must be True or False; got {self.whiten!r}.")
+        validate_params(self._local_model())  # the in-memory estimator's parameter table
         X = as_dask_rows(X, "PCA", min_samples=2)
         m, d = X.shape
         n_components = check_n_components(
@@ -101,19 +100,10 @@ class PCA(TransformerMixin, BaseEstimator):
             scatter, n_components, solver="auto", what="The scatter matrix of the centred data",
             psd=True, max_components=min(m, d), random_state=self.random_state,
             overwrite_a=True)
-        k = values.shape[0]
-        components = fix_signs(np.array(vectors[:, :k], dtype=np.float64)).T
-        variance = values / (m - 1)
-        dtype = X.dtype
-        self.mean_ = mean.astype(dtype)
-        self.components_ = np.ascontiguousarray(components, dtype=dtype)
-        self.explained_variance_ = variance.astype(dtype)
-        ratio = variance / (total / (m - 1)) if total > 0 else np.zeros_like(variance)
-        self.explained_variance_ratio_ = ratio.astype(dtype)
-        self.singular_values_ = np.sqrt(values).astype(dtype)
-        self.n_components_ = int(k)
-        self.n_features_in_ = int(d)
-        self.n_samples_ = int(m)
+        local = self._local_model()
+        local._set_fitted(mean, values, vectors, total, m, d, X.dtype)
+        for name in _FITTED:
+            setattr(self, name, getattr(local, name))
         return self
 
     def fit_transform(self, X, y=None):
@@ -125,6 +115,12 @@ class PCA(TransformerMixin, BaseEstimator):
         """
         return self.fit(X).transform(X)
 
+    def _local_model(self):
+        from ..decomposition import PCA as LocalPCA
+
+        return LocalPCA(n_components=self.n_components, whiten=self.whiten,
+                        svd_solver="covariance_eigh", random_state=self.random_state)
+
     def to_local(self):
         """The fitted in-memory :class:`fastdr.PCA` with the same attributes.
 
@@ -133,10 +129,7 @@ class PCA(TransformerMixin, BaseEstimator):
         fastdr.PCA
         """
         check_is_fitted(self, "components_")
-        from ..decomposition import PCA as LocalPCA
-
-        model = LocalPCA(n_components=self.n_components, whiten=self.whiten,
-                         random_state=self.random_state)
+        model = self._local_model()
         for name in _FITTED:
             setattr(model, name, getattr(self, name))
         return model

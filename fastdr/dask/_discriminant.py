@@ -6,20 +6,19 @@ class mean); the blocks are merged up a tree (Chan et al.'s update); the client 
 :class:`fastdr.LinearDiscriminantAnalysis` (solver ``"eigen"``).
 """
 
-import numbers
 
 import dask
 import dask.array as da
 import numpy as np
-import scipy.linalg
 
 from .._base import BaseEstimator, ClassifierMixin, TransformerMixin
-from .._eigen import check_n_components, fix_signs, n_components_for_ratio
+from .._class_scatter import ledoit_wolf_within, standardising_scales
+from .._params import validate_params
 from .._validation import (
     check_classification_targets,
     check_is_fitted,
+    check_n_components,
     check_option,
-    check_scalar,
 )
 from ._decomposition import _check_features
 from ._utils import as_dask_rows, as_labels, merge_moments, row_blocks, tree_reduce
@@ -79,26 +78,12 @@ def _method_block(block, model, method, n_cols, dtype):
 def _ledoit_wolf_within(stats, counts, means, priors, pairs):
     """``S_w`` with each class's covariance shrunk by Ledoit-Wolf on its standardised data,
     as the in-memory eigen solver does; the fourth moments take a second pass over X."""
-    from ..discriminant import ledoit_wolf_shrinkage
-
-    d = means.shape[1]
     variances = np.array([np.diag(s[2]) for s in stats]) / counts[:, None]
-    eps = np.finfo(np.float64).eps
-    n = counts[:, None].astype(np.float64)
-    constant = variances <= n * eps * variances + (n * means * eps) ** 2
-    scales = np.sqrt(variances)
-    scales[constant | (scales < 10 * eps)] = 1.0
+    scales = standardising_scales(variances, counts, means)
     parts = [dask.delayed(class_scaled_moments, pure=True)(b, c, means, 1.0 / scales)
              for b, c in pairs]
     per_class = dask.compute(tree_reduce(parts, add_class_scaled_moments))[0]
-    covariance = np.zeros((d, d), dtype=np.float64)
-    for k, (scatter, fourth) in enumerate(per_class):
-        emp = scatter / counts[k]
-        s, mu = ledoit_wolf_shrinkage(emp, fourth, int(counts[k]))
-        shrunk = (1.0 - s) * emp
-        shrunk.flat[:: d + 1] += s * mu
-        covariance += priors[k] * (scales[k][:, None] * shrunk * scales[k][None, :])
-    return 0.5 * (covariance + covariance.T)
+    return ledoit_wolf_within(per_class, counts, scales, priors)
 
 
 class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -140,16 +125,6 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         self.priors = priors
         self.tol = tol
 
-    def _check_shrinkage(self):
-        s = self.shrinkage
-        if s is None or (isinstance(s, str) and s == "auto"):
-            return s
-        if isinstance(s, (str, bool)) or not isinstance(s, numbers.Real):
-            raise ValueError(
-                f"shrinkage must be None, 'auto' or a float in [0, 1]; got {s!r}."
-            )
-        return float(check_scalar(s, "shrinkage", "real", min_value=0, max_value=1))
-
     def fit(self, X, y):
         """Fit the discriminant directions and the classifier (one pass over X).
 
@@ -163,37 +138,26 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         self
         """
         check_option(self.solver, "solver", ("eigen",))
-        shrinkage = self._check_shrinkage()
-        check_scalar(self.tol, "tol", "real", min_value=0)
+        # the in-memory estimator's parameter table, counts checks and solve (one code path)
+        local = self._local_class()(n_components=self.n_components, solver=self.solver,
+                                    shrinkage=self.shrinkage, priors=self.priors, tol=self.tol)
+        validate_params(local)
+        shrinkage = self.shrinkage
+        if shrinkage is not None and not isinstance(shrinkage, str):
+            shrinkage = float(shrinkage)
         X = as_dask_rows(X, "LinearDiscriminantAnalysis", min_samples=2)
         m, d = X.shape
         y = as_labels(y, m)
         classes, codes = check_classification_targets(y, min_classes=1)
         n_classes = len(classes)
-        if n_classes < 2:
-            raise ValueError(
-                f"LinearDiscriminantAnalysis needs at least 2 classes; y has a single class "
-                f"({classes[0]!r}). Pass samples of two or more classes."
-            )
-        if m <= n_classes:
-            raise ValueError(
-                f"LinearDiscriminantAnalysis needs more samples than classes; got {m} "
-                f"samples for {n_classes} classes. Pass more samples."
-            )
         codes_d = da.from_array(codes, chunks=(X.chunks[0],))
         pairs = list(zip(row_blocks(X), codes_d.to_delayed().ravel(), strict=True))
         parts = [dask.delayed(class_block_moments, pure=True)(b, c, n_classes) for b, c in pairs]
         stats = dask.compute(tree_reduce(parts, merge_class_moments))[0]
         counts = np.array([s[0] for s in stats], dtype=np.int64)
         means = np.array([s[1] for s in stats])
-        if shrinkage == "auto" and counts.min() < 2:
-            lone = classes[int(np.argmin(counts))]
-            raise ValueError(
-                f"Class {lone!r} has 1 sample, but shrinkage='auto' (Ledoit-Wolf) estimates "
-                "each class's covariance and needs at least 2 samples per class. Use "
-                "shrinkage=None or a float, or pass more samples of that class."
-            )
-        priors = self._check_priors(counts, m)
+        local._check_counts(classes, counts, m, shrinkage)
+        priors = local._check_priors(counts, m)
         max_components = min(n_classes - 1, d)
         n_components = check_n_components(
             self.n_components, max_components, estimator="LinearDiscriminantAnalysis",
@@ -205,49 +169,15 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
             for k, (_, _, scatter) in enumerate(stats):
                 covariance += (priors[k] / counts[k]) * scatter
             covariance = 0.5 * (covariance + covariance.T)
-        if shrinkage is not None and shrinkage != "auto":
-            target = np.trace(covariance) / d
-            covariance *= 1.0 - shrinkage
-            covariance.flat[:: d + 1] += shrinkage * target
-        self._local_class()(tol=self.tol)._check_singular(covariance)
-        centre = priors @ means
-        offsets = (means - centre) * np.sqrt(priors)[:, None]
-        between = offsets.T @ offsets
-        try:
-            evals, evecs = scipy.linalg.eigh(between, covariance, check_finite=False)
-        except np.linalg.LinAlgError as exc:
-            raise ValueError(
-                f"The within-class scatter S_w is not positive definite ({exc}). Use "
-                "a float shrinkage to regularise it."
-            ) from exc
-        order = np.argsort(-evals, kind="stable")
-        evals = evals[order]
-        evecs = fix_signs(np.ascontiguousarray(evecs[:, order]))
-        total = evals.sum()
-        ratios = evals / total if total > 0 else np.zeros_like(evals)
-        if n_components is None:
-            k = max_components
-        elif isinstance(n_components, float):
-            k = min(n_components_for_ratio(evals, n_components), max_components)
-        else:
-            k = n_components
-        coef = scipy.linalg.solve(covariance, means.T, assume_a="pos", check_finite=False).T
-        with np.errstate(divide="ignore"):
-            intercept = -0.5 * np.einsum("kd,kd->k", means, coef) + np.log(priors)
-        if n_classes == 2:
-            coef = coef[1:2] - coef[0:1]
-            intercept = intercept[1:2] - intercept[0:1]
-        self.classes_ = classes
-        self.means_ = means
-        self.priors_ = priors
-        self.covariance_ = covariance
-        self.scalings_ = evecs
-        self.explained_variance_ratio_ = ratios[:k]
-        self.coef_ = coef
-        self.intercept_ = intercept
-        self.n_components_ = int(k)
-        self.n_features_in_ = int(d)
-        self._dtype = X.dtype
+            if shrinkage is not None:
+                target = np.trace(covariance) / d
+                covariance *= 1.0 - shrinkage
+                covariance.flat[:: d + 1] += shrinkage * target
+        local._fit_from_statistics(classes, means, priors, covariance, n_components,
+                                   max_components, X.dtype)
+        self._local = local
+        for name in _FITTED:
+            setattr(self, name, getattr(local, name))
         return self
 
     @staticmethod
@@ -267,11 +197,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         fastdr.LinearDiscriminantAnalysis
         """
         check_is_fitted(self, "coef_")
-        model = self._local_class()(n_components=self.n_components, solver=self.solver,
-                                    shrinkage=self.shrinkage, priors=self.priors, tol=self.tol)
-        for name in _FITTED:
-            setattr(model, name, getattr(self, name))
-        return model
+        return self._local
 
     def _map(self, X, method, n_cols, dtype):
         model = self.to_local()

@@ -152,10 +152,17 @@ class PCA(TransformerMixin, BaseEstimator):
             mean, values, vectors, total = self._fit_full(X, n_components)
         else:
             mean, values, vectors, total = self._fit_randomized(X, n_components)
+        return self._set_fitted(mean, values, vectors, total, m, d, X.dtype)
+
+    def _set_fitted(self, mean, values, vectors, total, m, d, dtype):
+        """Fitted attributes from the centred scatter's leading eigenpairs.
+
+        Shared with :class:`fastdr.dask.PCA`, which computes the scatter over a cluster.
+        ``total`` is the scatter's trace (the total variance times ``m - 1``).
+        """
         k = values.shape[0]
         components = fix_signs(np.array(vectors[:, :k], dtype=np.float64)).T
         variance = values / (m - 1)
-        dtype = X.dtype
         self.mean_ = mean.astype(dtype)
         self.components_ = np.ascontiguousarray(components, dtype=dtype)
         self.explained_variance_ = variance.astype(dtype)
@@ -163,8 +170,8 @@ class PCA(TransformerMixin, BaseEstimator):
         self.explained_variance_ratio_ = ratio.astype(dtype)
         self.singular_values_ = np.sqrt(values).astype(dtype)
         self.n_components_ = int(k)
-        self.n_features_in_ = d
-        self.n_samples_ = m
+        self.n_features_in_ = int(d)
+        self.n_samples_ = int(m)
         return self
 
     def _fit_covariance(self, X, n_components):
