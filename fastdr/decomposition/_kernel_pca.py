@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse.linalg
 
 from .._base import BaseEstimator, TransformerMixin
-from .._config import GEMM_MIN_DIM, RECOMPUTE_TOL
+from .._config import GEMM_MIN_DIM
 from .._distance_checks import check_distance_magnitude
 from .._eigen import (
     NONFINITE_REMEDY,
@@ -24,9 +24,9 @@ from .._eigen import (
 from .._eigen_solvers import block_product
 from .._eigen_values import inverse_sqrt
 from .._feature_names import check_feature_names, record_feature_names
-from .._kernels import distances as dist_kernels
 from .._kernels import kernel_matrix as kernel_kernels
 from .._kernels.centering import double_centre_inplace
+from .._norm_trick import norm_trick_setup
 from .._parallel import parallel_section
 from .._params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
 from .._progress import StageLog
@@ -246,18 +246,15 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                 with parallel_section(self.n_jobs):
                     kernel_kernels.rbf_direct(X, Yt, gamma, symmetric, out)
             else:
-                centre = Y.mean(axis=0, dtype=np.float64)
-                Yc = np.subtract(Y, centre, dtype=Y.dtype)
-                # A separate left operand: numpy would run X X^T as syrk plus a slow mirror.
-                Xc = np.subtract(X, centre, dtype=X.dtype)
-                np.dot(Xc, Yc.T, out=out)
-                zero = np.zeros(X.shape[1])
                 with parallel_section(self.n_jobs):
-                    t_norms = dist_kernels.centred_sqnorms(Yc, zero)
-                    q_norms = dist_kernels.centred_sqnorms(Xc, zero)
+                    trick = norm_trick_setup(Y, None if symmetric else X)
+                Yc = np.subtract(Y, trick.centre, dtype=Y.dtype)
+                # A separate left operand: numpy would run X X^T as syrk plus a slow mirror.
+                Xc = np.subtract(X, trick.centre, dtype=X.dtype)
+                np.dot(Xc, Yc.T, out=out)
+                with parallel_section(self.n_jobs):
                     kernel_kernels.rbf_from_gram_inplace(
-                        out, Xc, Yc, q_norms, t_norms, RECOMPUTE_TOL[np.dtype(X.dtype)], gamma,
-                        symmetric)
+                        out, Xc, Yc, trick.q_norms, trick.t_norms, trick.tol, gamma, symmetric)
             if symmetric and mirror:
                 with parallel_section(self.n_jobs):
                     kernel_kernels.mirror_upper_to_lower(out)
