@@ -7,14 +7,11 @@ exception or warning class, and the same first line of the message).
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from .estimators import make_estimator, public_estimators, small_data
+from .estimators import fit_estimator, make_estimator, public_estimators, small_data
 
-pd = pytest.importorskip("pandas")
-
-SUPERVISED = {"KNeighborsClassifier", "KNeighborsRegressor", "LinearDiscriminantAnalysis",
-              "NeighborhoodComponentsAnalysis", "MMC_Supervised"}
 CASES = ["reordered", "renamed", "names_then_array", "array_then_names", "same_names", "arrays"]
 
 
@@ -32,9 +29,7 @@ def _frame(X, columns=None):
 
 
 def _fit(est, X, y):
-    if type(est).__name__ in SUPERVISED:
-        return est.fit(X, y)
-    return est.fit(X)
+    return fit_estimator(est, X, y)
 
 
 def _query(est, X):
