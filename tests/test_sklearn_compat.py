@@ -68,7 +68,7 @@ def test_grid_search_over_fastdr_parameters():
 
 @pytest.mark.parametrize("name", [n for n, c in public_estimators() if hasattr(c, "transform")])
 def test_set_output_pandas(name):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y = small_data()
     est = make_estimator(name).set_output(transform="pandas")
     fit_estimator(est, X, y)
@@ -81,7 +81,7 @@ def test_set_output_pandas(name):
                                   "ClassicalMDS"])
 def test_set_output_pandas_wraps_transform_and_fit_transform_once(name):
     # the wrapping comes from TransformerMixin alone (the estimators wrap nothing by hand)
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y = small_data()
     frame = pd.DataFrame(X, index=np.arange(100, 100 + X.shape[0]))
     plain = make_estimator(name)
