@@ -100,22 +100,28 @@ def flagged_push(dist, idx, flag, d, j):
 
 
 @njit(cache=True, parallel=True)
-def init_from_leaves(X, metric, perm, point_leaf, node_lo, node_hi, heap_d, heap_i, heap_f):
-    """Push every leaf mate of each point, over all trees. O(m trees leaf d).
+def init_from_leaves(X, metric, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
+                     heap_d, heap_i, heap_f):
+    """Push every pair of leaf mates into both heaps, tree by tree. O(m trees leaf d).
 
-    Row i is written only by iteration i.
+    Within one tree the leaves partition the points, so the leaves of a tree run in parallel
+    and each writes only its members' rows. Leaf rows stay in cache while their pairs run.
     """
-    m = X.shape[0]
-    n_trees = perm.shape[0]
-    for i in prange(m):
-        for t in range(n_trees):
-            node = point_leaf[t, i]
-            for p in range(node_lo[node], node_hi[node]):
-                j = np.int64(perm[t, p])
-                if j == i or _contains(heap_i[i], j):
-                    continue
-                d = key_distance(X[i], X[j], metric)
-                flagged_push(heap_d[i], heap_i[i], heap_f[i], d, j)
+    for t in range(perm.shape[0]):
+        first = tree_leaf_ptr[t]
+        for s in prange(tree_leaf_ptr[t + 1] - first):
+            node = leaf_ids[first + s]
+            lo = node_lo[node]
+            hi = node_hi[node]
+            for a in range(lo, hi):
+                p = np.int64(perm[t, a])
+                for b in range(a + 1, hi):
+                    q = np.int64(perm[t, b])
+                    d = key_distance(X[p], X[q], metric)
+                    if d <= heap_d[p, 0]:
+                        flagged_push(heap_d[p], heap_i[p], heap_f[p], d, q)
+                    if d <= heap_d[q, 0]:
+                        flagged_push(heap_d[q], heap_i[q], heap_f[q], d, p)
 
 
 @njit(cache=True, parallel=True)
@@ -200,13 +206,13 @@ def sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed,
 
 @njit(cache=True, parallel=True)
 def retire_sampled(heap_i, heap_f, new_i):
-    """Clear the flag of edges i -> j sampled as new (j in new(i) or i in new(j)). O(m k c)."""
+    """Clear the flag of edges i -> j whose j was sampled into new(i). O(m k c)."""
     m, k = heap_i.shape
     for i in prange(m):
         for t in range(k):
             if heap_f[i, t]:
                 j = heap_i[i, t]
-                if _contains(new_i[i], j) or _contains(new_i[j], i):
+                if _contains(new_i[i], j):
                     heap_f[i, t] = 0
 
 

@@ -33,22 +33,23 @@ def hash3(seed, a, b):
     return mix64(h ^ (np.uint64(b) + _GOLDEN))
 
 
-@njit(cache=True, fastmath=set(FASTMATH))
-def hyperplane_margin(x, xa, xb, offset):
-    """Signed margin of x against the hyperplane of (a, b): x . (xa - xb) - offset. O(d)."""
-    acc = 0.0
-    for f in range(x.shape[0]):
-        acc += np.float64(x[f]) * (np.float64(xa[f]) - np.float64(xb[f]))
-    return acc - offset
-
-
 @njit(cache=True)
-def _hyperplane_offset(xa, xb):
-    """(|xa|^2 - |xb|^2) / 2 accumulated in float64. O(d)."""
+def hyperplane(xa, xb, normal):
+    """Write the normal xa - xb (data dtype) and return the offset (|xa|^2 - |xb|^2) / 2. O(d)."""
     acc = 0.0
     for f in range(xa.shape[0]):
+        normal[f] = xa[f] - xb[f]
         acc += np.float64(xa[f]) * np.float64(xa[f]) - np.float64(xb[f]) * np.float64(xb[f])
     return 0.5 * acc
+
+
+@njit(cache=True, fastmath=set(FASTMATH))
+def hyperplane_margin(x, normal, offset):
+    """Signed margin x . normal - offset, the dot product in the data dtype. O(d)."""
+    acc = x[0] - x[0]
+    for f in range(x.shape[0]):
+        acc += x[f] * normal[f]
+    return np.float64(acc) - offset
 
 
 @njit(cache=True)
@@ -89,6 +90,7 @@ def build_tree(X, seed, leaf_size):
         perm[i] = i
     scratch = np.empty(m, dtype=np.int32)
     goes_left = np.empty(m, dtype=np.bool_)
+    normal = np.empty(X.shape[1], dtype=X.dtype)
     cap = 4 * (m // max(leaf_size, 1)) + 16
     lo = np.empty(cap, dtype=np.int64)
     hi = np.empty(cap, dtype=np.int64)
@@ -119,10 +121,10 @@ def build_tree(X, seed, leaf_size):
             ib += 1
         a = perm[ia]
         b = perm[ib]
-        off = _hyperplane_offset(X[a], X[b])
+        off = hyperplane(X[a], X[b], normal)
         n_left = 0
         for p in range(s, e):
-            g = hyperplane_margin(X[perm[p]], X[a], X[b], off) > 0.0
+            g = hyperplane_margin(X[perm[p]], normal, off) > 0.0
             goes_left[p] = g
             n_left += g
         if n_left == 0 or n_left == n:
@@ -169,29 +171,20 @@ def build_tree(X, seed, leaf_size):
 
 
 @njit(cache=True)
-def leaf_of_points(perm, lo, hi, left, node_base, out):
-    """out[i] = global id (node_base + node) of the leaf that holds point i. O(m + n_nodes)."""
-    for node in range(lo.shape[0]):
-        if left[node] < 0:
-            for p in range(lo[node], hi[node]):
-                out[perm[p]] = node_base + node
-
-
-@njit(cache=True)
 def descend(X, q, root, lo, hi, left, right, point_a, point_b, offset):
     """The leaf (global node id) that query q falls into, from node ``root``. O(d depth).
 
     Positional splits have no hyperplane; queries go to the larger side there.
     """
     node = root
+    normal = np.empty(X.shape[1], dtype=X.dtype)
     while left[node] >= 0:
         a = point_a[node]
         if a < 0:
             l_size = hi[left[node]] - lo[left[node]]
             r_size = hi[right[node]] - lo[right[node]]
             node = left[node] if l_size >= r_size else right[node]
-        elif hyperplane_margin(q, X[a], X[point_b[node]], offset[node]) > 0.0:
-            node = left[node]
         else:
-            node = right[node]
+            hyperplane(X[a], X[point_b[node]], normal)
+            node = left[node] if hyperplane_margin(q, normal, offset[node]) > 0.0 else right[node]
     return node

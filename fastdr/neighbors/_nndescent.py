@@ -39,14 +39,15 @@ def default_parameters(m, n_neighbors):
     Returns
     -------
     dict
-        ``n_trees = min(32, 5 + round(m ** 0.25 / 2))``, ``n_iters = max(5, round(log2 m))``,
-        ``max_candidates = min(60, n_neighbors)``, ``leaf_size = max(10, n_neighbors)``.
+        ``n_trees = max(3, min(12, round(2 log10 m)))``, ``n_iters = max(5, round(log2 m))``,
+        ``max_candidates = min(60, n_neighbors)``,
+        ``leaf_size = max(60, min(256, 5 n_neighbors))``.
     """
     return {
-        "n_trees": int(min(32, 5 + round(m ** 0.25 / 2))),
+        "n_trees": int(max(3, min(12, round(2 * math.log10(max(m, 2)))))),
         "n_iters": int(max(5, round(math.log2(max(m, 2))))),
         "max_candidates": int(min(60, n_neighbors)),
-        "leaf_size": int(max(10, n_neighbors)),
+        "leaf_size": int(max(60, min(256, 5 * n_neighbors))),
     }
 
 
@@ -168,22 +169,22 @@ def _build_forest(X, n_trees, leaf_size, tree_seeds, threads):
     else:
         trees = [rp_trees.build_tree(X, np.uint64(s), leaf_size) for s in tree_seeds]
     perm = np.empty((n_trees, m), dtype=np.int32)
-    point_leaf = np.empty((n_trees, m), dtype=np.int64)
     roots = np.empty(n_trees, dtype=np.int64)
     base = 0
     parts = [[] for _ in range(7)]
     for t, (p, lo, hi, left, right, pa, pb, off) in enumerate(trees):
         perm[t] = p
         roots[t] = base
-        rp_trees.leaf_of_points(p, lo, hi, left, base, point_leaf[t])
         shift = np.where(left >= 0, base, 0)
         for store, arr in zip(parts, (lo, hi, left + shift, right + shift, pa, pb, off),
                               strict=True):
             store.append(arr)
         base += lo.shape[0]
     lo, hi, left, right, pa, pb, off = (np.concatenate(s) for s in parts)
-    return {"perm": perm, "point_leaf": point_leaf, "roots": roots, "lo": lo, "hi": hi,
-            "left": left, "right": right, "a": pa, "b": pb, "off": off}
+    leaf_ids = np.flatnonzero(left < 0)
+    tree_leaf_ptr = np.searchsorted(leaf_ids, np.append(roots, lo.shape[0]))
+    return {"perm": perm, "tree_leaf_ptr": tree_leaf_ptr, "leaf_ids": leaf_ids, "roots": roots,
+            "lo": lo, "hi": hi, "left": left, "right": right, "a": pa, "b": pb, "off": off}
 
 
 def _check_common(n_neighbors, metric, n_jobs, verbose):
@@ -235,8 +236,9 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
         heap_d = np.full((m, k), np.inf, dtype=X.dtype)
         heap_i = np.full((m, k), INDEX_SENTINEL, dtype=np.int64)
         heap_f = np.zeros((m, k), dtype=np.uint8)
-        kernels.init_from_leaves(key_data, key_code, forest["perm"], forest["point_leaf"],
-                                 forest["lo"], forest["hi"], heap_d, heap_i, heap_f)
+        kernels.init_from_leaves(key_data, key_code, forest["perm"], forest["tree_leaf_ptr"],
+                                 forest["leaf_ids"], forest["lo"], forest["hi"], heap_d,
+                                 heap_i, heap_f)
         kernels.fill_random(key_data, key_code, np.uint64(seeds[n_trees]), heap_d, heap_i,
                             heap_f)
         if verbose:
