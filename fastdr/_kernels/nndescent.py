@@ -224,11 +224,13 @@ def _emit(buf_t, buf_s, buf_d, pos, target, source, d):
 
 
 @njit(cache=True, parallel=True)
-def local_join(X, metric, heap_d, new_i, old_i, start, stop, chunk, cap,
+def local_join(X, metric, bound, new_i, old_i, start, stop, chunk, cap,
                buf_t, buf_s, buf_d, buf_n):
     """Local joins of points [start, stop): propose pairs new x new and new x old.
 
-    A pair (p, q) at key d is proposed to p when d <= the root of p's heap (and to q alike).
+    A pair (p, q) at key d is proposed to p when d <= bound[p] (and to q alike); ``bound``
+    holds the heap roots' keys as of the start of the round (an upper bound of the current
+    ones: contiguous, so it stays in cache, and the push filters again).
     Chunk c (points start + c chunk ...) writes only buf[c cap : (c + 1) cap] and buf_n[c];
     ``cap`` must hold c (c - 1) + 2 c^2 proposals per point. Heaps are only read.
     O(points c^2 d).
@@ -250,10 +252,10 @@ def local_join(X, metric, heap_d, new_i, old_i, start, stop, chunk, cap,
                     if q == INDEX_SENTINEL or q == p:
                         continue
                     d = key_distance(X[p], X[q], metric)
-                    if d <= heap_d[p, 0]:
+                    if d <= bound[p]:
                         _emit(buf_t, buf_s, buf_d, pos, p, q, d)
                         pos += 1
-                    if d <= heap_d[q, 0]:
+                    if d <= bound[q]:
                         _emit(buf_t, buf_s, buf_d, pos, q, p, d)
                         pos += 1
         buf_n[c] = pos - c * cap

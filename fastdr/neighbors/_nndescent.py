@@ -70,7 +70,7 @@ class NNDescentIndex:
     """
 
     def __init__(self, X, metric, key_data, exact_data, exact_norms, forest, graph_d, graph_i,
-                 n_iters_run):
+                 n_iters_run, order):
         self.metric = metric
         self.n_features_in_ = X.shape[1]
         self.n_samples_fit_ = X.shape[0]
@@ -81,12 +81,19 @@ class NNDescentIndex:
         self.neighbor_distances_ = graph_d
         self.neighbor_indices_ = graph_i
         self.n_iters_ = n_iters_run
+        self._order = order  # internal id -> row of X (key_data and forest use internal ids)
         self._search_graph = None
 
     def search_graph(self):
-        """Forward edges plus, per point, its closest reverse edges (at most k), as CSR."""
+        """Forward edges plus, per point, its closest reverse edges (at most k), as CSR.
+
+        Rows and columns are internal ids.
+        """
         if self._search_graph is None:
-            self._search_graph = _search_graph(self.neighbor_distances_, self.neighbor_indices_)
+            inverse = np.empty_like(self._order)
+            inverse[self._order] = np.arange(self._order.shape[0])
+            self._search_graph = _search_graph(self.neighbor_distances_[self._order],
+                                               inverse[self.neighbor_indices_[self._order]])
         return self._search_graph
 
 
@@ -233,6 +240,7 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     c = max_candidates
     with parallel_section(n_jobs) as threads:
         forest = _build_forest(key_data, n_trees, leaf_size, seeds[:n_trees], threads)
+        order, key_data = _renumber(forest, key_data)
         heap_d = np.full((m, k), np.inf, dtype=X.dtype)
         heap_i = np.full((m, k), INDEX_SENTINEL, dtype=np.int64)
         heap_f = np.zeros((m, k), dtype=np.uint8)
@@ -246,13 +254,33 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
                   f"{m} x {k} heaps", flush=True)
         rounds = _descent_rounds(key_data, key_code, heap_d, heap_i, heap_f, c, n_iters,
                                  delta, int(seeds[n_trees + 1]), threads, verbose)
+        heap_orig = np.empty_like(heap_i)
+        heap_orig[order] = order[heap_i]
+        del heap_i, heap_d, heap_f
         out_d = np.empty((m, k), dtype=np.float64)
         out_i = np.empty((m, k), dtype=np.int64)
-        kernels.exact_sort(exact_data, norms, exact_data, norms, exact_code, heap_i, out_d,
+        kernels.exact_sort(exact_data, norms, exact_data, norms, exact_code, heap_orig, out_d,
                            out_i)
     graph_d = _to_reported(out_d, metric, X.dtype)
     return NNDescentIndex(X, metric, key_data, exact_data, norms, forest, graph_d, out_i,
-                          rounds)
+                          rounds, order)
+
+
+def _renumber(forest, key_data):
+    """Renumber points in the leaf order of the first tree, so that near points get near ids.
+
+    Rows that are joined together then sit close in memory (fewer cache misses). Rewrites the
+    forest in place to internal ids; returns ``order`` (internal id -> row) and the data in
+    internal order.
+    """
+    order = forest["perm"][0].astype(np.int64)
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.shape[0])
+    forest["perm"] = inverse[forest["perm"]].astype(np.int32)
+    for name in ("a", "b"):
+        ids = forest[name]
+        forest[name] = np.where(ids >= 0, inverse[np.maximum(ids, 0)], -1)
+    return order, np.ascontiguousarray(key_data[order])
 
 
 def _descent_rounds(X, key_code, heap_d, heap_i, heap_f, c, n_iters, delta, seed, threads,
@@ -284,11 +312,12 @@ def _descent_rounds(X, key_code, heap_d, heap_i, heap_f, c, n_iters, delta, seed
         kernels.sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, round_seed,
                                   new_i, new_p, old_i, old_p)
         kernels.retire_sampled(heap_i, heap_f, new_i)
+        bound = heap_d[:, 0].copy()
         updates = 0
         for start in range(0, m, block):
             stop = min(start + block, m)
             n_chunks = -(-(stop - start) // _CHUNK)
-            kernels.local_join(X, key_code, heap_d, new_i, old_i, start, stop, _CHUNK, cap,
+            kernels.local_join(X, key_code, bound, new_i, old_i, start, stop, _CHUNK, cap,
                                buf_t, buf_s, buf_d, buf_n)
             kernels.apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d,
                                   buf_n, threads, counts)
@@ -421,5 +450,6 @@ def nndescent_query(index_state, Q, n_neighbors, epsilon=0.1, *, n_jobs=None):
                               f["roots"], f["lo"], f["hi"], f["left"], f["right"], f["a"],
                               f["b"], f["off"], ptr, cols, chunk, key_d, key_i)
         kernels.exact_sort(exact_q, q_norms, index_state._exact_data,
-                           index_state._exact_norms, exact_code, key_i, out_d, out_i)
+                           index_state._exact_norms, exact_code, index_state._order[key_i],
+                           out_d, out_i)
     return _to_reported(out_d, index_state.metric, dtype), out_i
