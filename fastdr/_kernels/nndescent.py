@@ -284,6 +284,21 @@ def apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d, bu
         counts[r] = entered
 
 
+@njit(cache=True)
+def sort_row(dist, idx):
+    """Insertion sort of one row by (distance, index); near-sorted rows cost O(k). O(k^2)."""
+    for t in range(1, dist.shape[0]):
+        d = dist[t]
+        j = idx[t]
+        s = t - 1
+        while s >= 0 and _worse(dist[s], idx[s], d, j):
+            dist[s + 1] = dist[s]
+            idx[s + 1] = idx[s]
+            s -= 1
+        dist[s + 1] = d
+        idx[s + 1] = j
+
+
 @njit(cache=True, parallel=True)
 def exact_sort(Q, q_norms, T, t_norms, code, key_i, out_d, out_i):
     """Exact distances of the kept neighbours, rows sorted by (distance, index). O(m k d).
@@ -299,13 +314,19 @@ def exact_sort(Q, q_norms, T, t_norms, code, key_i, out_d, out_i):
                 out_d[i, t] = np.inf
             else:
                 out_d[i, t] = exact_distance(Q[i], T[j], code, q_norms[i], t_norms[j])
-        for t in range(1, k):
-            d = out_d[i, t]
-            j = out_i[i, t]
-            s = t - 1
-            while s >= 0 and _worse(out_d[i, s], out_i[i, s], d, j):
-                out_d[i, s + 1] = out_d[i, s]
-                out_i[i, s + 1] = out_i[i, s]
-                s -= 1
-            out_d[i, s + 1] = d
-            out_i[i, s + 1] = j
+        sort_row(out_d[i], out_i[i])
+
+
+@njit(cache=True, parallel=True)
+def renumber_sort(order, in_d, in_i, out_d, out_i):
+    """Rows and ids from internal numbering back to X's rows, re-sorted by (distance, row).
+
+    out[order[r]] = in[r] with ids mapped through ``order``. O(m k).
+    """
+    m, k = in_i.shape
+    for r in prange(m):
+        row = order[r]
+        for t in range(k):
+            out_d[row, t] = in_d[r, t]
+            out_i[row, t] = order[in_i[r, t]]
+        sort_row(out_d[row], out_i[row])

@@ -254,13 +254,20 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
                   f"{m} x {k} heaps", flush=True)
         rounds = _descent_rounds(key_data, key_code, heap_d, heap_i, heap_f, c, n_iters,
                                  delta, int(seeds[n_trees + 1]), threads, verbose)
-        heap_orig = np.empty_like(heap_i)
-        heap_orig[order] = order[heap_i]
-        del heap_i, heap_d, heap_f
+        del heap_d, heap_f
+        # exact distances in internal numbering (near rows sit close in memory), then back
+        # (key and exact data are the same rows except for cosine, whose keys are normalised)
+        cosine = exact_code == kernels.EXACT_COSINE
+        exact_internal = np.ascontiguousarray(exact_data[order]) if cosine else key_data
+        norms_internal = norms[order]
+        in_d = np.empty((m, k), dtype=np.float64)
+        in_i = np.empty((m, k), dtype=np.int64)
+        kernels.exact_sort(exact_internal, norms_internal, exact_internal, norms_internal,
+                           exact_code, heap_i, in_d, in_i)
+        del heap_i
         out_d = np.empty((m, k), dtype=np.float64)
         out_i = np.empty((m, k), dtype=np.int64)
-        kernels.exact_sort(exact_data, norms, exact_data, norms, exact_code, heap_orig, out_d,
-                           out_i)
+        kernels.renumber_sort(order, in_d, in_i, out_d, out_i)
     graph_d = _to_reported(out_d, metric, X.dtype)
     return NNDescentIndex(X, metric, key_data, exact_data, norms, forest, graph_d, out_i,
                           rounds, order)
