@@ -82,6 +82,16 @@ def test_same_graph_for_one_and_two_threads(dtype):
     assert not np.array_equal(i1, i3)
 
 
+def test_same_graph_for_one_and_two_threads_over_many_join_blocks():
+    # max_candidates=60 makes each local-join block 128 points: 12 blocks per round here
+    X = blobs(1500, 10, seed=2)
+    kw = {"max_candidates": 60, "n_trees": 2, "leaf_size": 20, "random_state": 3}
+    d1, i1 = nndescent_graph(X, 6, n_jobs=1, **kw)
+    d2, i2 = nndescent_graph(X, 6, n_jobs=2, **kw)
+    np.testing.assert_array_equal(i1, i2)
+    np.testing.assert_array_equal(d1, d2)
+
+
 @pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine", "manhattan"])
 def test_every_metric_exact_distances_and_recall(metric):
     X = clustered(1500, 20, intrinsic=5, seed=2)
