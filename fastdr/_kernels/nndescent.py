@@ -174,34 +174,59 @@ def _offer(prio, idx, p, j):
         _sift_down(prio, idx, prio.shape[0], p, j)
 
 
+@njit(cache=True, inline="always")
+def _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k):
+    """Edge t of point i: forward edges first, then reverse ones; returns (j, is_new)."""
+    if t < k:
+        return heap_i[i, t], heap_f[i, t]
+    return rev_idx[rev_ptr[i] + t - k], rev_flag[rev_ptr[i] + t - k]
+
+
 @njit(cache=True, parallel=True)
 def sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed,
                       new_i, new_p, old_i, old_p):
     """Per point, sample up to c new and c old candidates from its forward and reverse edges.
 
-    The priority of pair {i, j} is a hash of (seed, min, max), so the sample does not depend
-    on the order in which edges are seen. O(m (k + reverse degree) c).
+    A list with at most c edges takes them all; a longer one keeps the c smallest
+    priorities, a hash of (seed, min, max) of the pair, so the sample does not depend on the
+    order in which edges are seen. O(m (k + reverse degree) c).
     """
     m, k = heap_i.shape
+    c = new_i.shape[1]
     for i in prange(m):
         new_i[i, :] = INDEX_SENTINEL
-        new_p[i, :] = PRIORITY_EMPTY
         old_i[i, :] = INDEX_SENTINEL
-        old_p[i, :] = PRIORITY_EMPTY
-        for t in range(k + rev_ptr[i + 1] - rev_ptr[i]):
-            if t < k:
-                j = heap_i[i, t]
-                is_new = heap_f[i, t]
-            else:
-                j = rev_idx[rev_ptr[i] + t - k]
-                is_new = rev_flag[rev_ptr[i] + t - k]
+        n_edges = k + rev_ptr[i + 1] - rev_ptr[i]
+        n_new = 0
+        for t in range(n_edges):
+            j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
+            if j != INDEX_SENTINEL and is_new:
+                n_new += 1
+        n_old = n_edges - n_new  # an upper bound (sentinels count here): only picks the path
+        sample_new = n_new > c
+        sample_old = n_old > c
+        if sample_new:
+            new_p[i, :] = PRIORITY_EMPTY
+        if sample_old:
+            old_p[i, :] = PRIORITY_EMPTY
+        f_new = 0
+        f_old = 0
+        for t in range(n_edges):
+            j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
             if j == INDEX_SENTINEL:
                 continue
-            p = hash3(seed, min(i, j), max(i, j))
             if is_new:
-                _offer(new_p[i], new_i[i], p, j)
+                if sample_new:
+                    _offer(new_p[i], new_i[i], hash3(seed, min(i, j), max(i, j)), j)
+                elif not _contains(new_i[i, :f_new], j):
+                    new_i[i, f_new] = j
+                    f_new += 1
             else:
-                _offer(old_p[i], old_i[i], p, j)
+                if sample_old:
+                    _offer(old_p[i], old_i[i], hash3(seed, min(i, j), max(i, j)), j)
+                elif not _contains(old_i[i, :f_old], j):
+                    old_i[i, f_old] = j
+                    f_old += 1
 
 
 @njit(cache=True, parallel=True)
