@@ -1,0 +1,357 @@
+"""NN-descent rounds on k-NN heaps: leaf initialisation, candidate sampling, local joins.
+
+Heaps are rows of ``(dist, idx, flag)`` ordered like :mod:`heap` (by distance, then index)
+with the selection key as distance: squared Euclidean (``KEY_SQEUCLIDEAN``) or L1
+(``KEY_MANHATTAN``), accumulated in the data's dtype. ``flag`` is 1 for an entry not yet used
+as a "new" candidate. Exact distances (float64 accumulation) are computed only for the kept
+neighbours, by :func:`exact_sort`.
+
+Determinism. Every kernel writes only its own rows, except the local join, which writes its
+proposed updates into one buffer per fixed chunk of points; :func:`apply_updates` then pushes
+them in chunk order. Candidate sampling draws priorities from a hash of (round seed, pair).
+So the graph depends on the data and the seed only, never on the thread count.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .._config import FASTMATH
+from .heap import INDEX_SENTINEL, _sift_down, _worse
+from .rp_trees import hash3
+
+KEY_SQEUCLIDEAN = 0
+KEY_MANHATTAN = 1
+EXACT_SQEUCLIDEAN = 0
+EXACT_MANHATTAN = 1
+EXACT_COSINE = 2
+PRIORITY_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, fastmath=set(FASTMATH))
+def key_distance(x, y, metric):
+    """Selection key of two rows in their dtype: squared Euclidean or L1. O(d)."""
+    acc = x[0] - x[0]
+    if metric == KEY_MANHATTAN:
+        for f in range(x.shape[0]):
+            acc += abs(x[f] - y[f])
+    else:
+        for f in range(x.shape[0]):
+            diff = x[f] - y[f]
+            acc += diff * diff
+    return acc
+
+
+@njit(cache=True)
+def exact_distance(x, y, code, x_norm, y_norm):
+    """Exact distance in float64: squared Euclidean, L1, or cosine (1 - cos). O(d)."""
+    acc = 0.0
+    if code == EXACT_MANHATTAN:
+        for f in range(x.shape[0]):
+            acc += abs(np.float64(x[f]) - np.float64(y[f]))
+        return acc
+    if code == EXACT_COSINE:
+        if x_norm == 0.0 or y_norm == 0.0:
+            return 1.0
+        for f in range(x.shape[0]):
+            acc += np.float64(x[f]) * np.float64(y[f])
+        return max(0.0, 1.0 - acc / (x_norm * y_norm))
+    for f in range(x.shape[0]):
+        diff = np.float64(x[f]) - np.float64(y[f])
+        acc += diff * diff
+    return acc
+
+
+@njit(cache=True, inline="always")
+def _contains(idx, j):
+    for t in range(idx.shape[0]):
+        if idx[t] == j:
+            return True
+    return False
+
+
+@njit(cache=True)
+def flagged_push(dist, idx, flag, d, j):
+    """Offer (d, j) to a flagged heap row unless j is already there; returns 1 if it entered.
+
+    The new entry gets flag 1. O(k).
+    """
+    if not _worse(dist[0], idx[0], d, j):
+        return 0
+    if _contains(idx, j):
+        return 0
+    size = dist.shape[0]
+    pos = 0
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            break
+        if child + 1 < size and _worse(dist[child + 1], idx[child + 1], dist[child], idx[child]):
+            child += 1
+        if not _worse(dist[child], idx[child], d, j):
+            break
+        dist[pos] = dist[child]
+        idx[pos] = idx[child]
+        flag[pos] = flag[child]
+        pos = child
+    dist[pos] = d
+    idx[pos] = j
+    flag[pos] = 1
+    return 1
+
+
+@njit(cache=True, parallel=True)
+def init_from_leaves(X, metric, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
+                     heap_d, heap_i, heap_f):
+    """Push every pair of leaf mates into both heaps, tree by tree. O(m trees leaf d).
+
+    Within one tree the leaves partition the points, so the leaves of a tree run in parallel
+    and each writes only its members' rows. Leaf rows stay in cache while their pairs run.
+    """
+    for t in range(perm.shape[0]):
+        first = tree_leaf_ptr[t]
+        for s in prange(tree_leaf_ptr[t + 1] - first):
+            node = leaf_ids[first + s]
+            lo = node_lo[node]
+            hi = node_hi[node]
+            for a in range(lo, hi):
+                p = np.int64(perm[t, a])
+                for b in range(a + 1, hi):
+                    q = np.int64(perm[t, b])
+                    d = key_distance(X[p], X[q], metric)
+                    if d <= heap_d[p, 0]:
+                        flagged_push(heap_d[p], heap_i[p], heap_f[p], d, q)
+                    if d <= heap_d[q, 0]:
+                        flagged_push(heap_d[q], heap_i[q], heap_f[q], d, p)
+
+
+@njit(cache=True, parallel=True)
+def fill_random(X, metric, seed, heap_d, heap_i, heap_f):
+    """Complete rows that hold fewer than k points: hashed draws, then a sweep. O(m k d).
+
+    Needs k <= m - 1. A row is short exactly when its root holds the empty sentinel.
+    """
+    m, k = heap_i.shape
+    for i in prange(m):
+        tries = 0
+        while heap_i[i, 0] == INDEX_SENTINEL and tries < 4 * k:
+            j = np.int64(hash3(seed, i, tries) % np.uint64(m))
+            tries += 1
+            if j != i and not _contains(heap_i[i], j):
+                flagged_push(heap_d[i], heap_i[i], heap_f[i], key_distance(X[i], X[j], metric), j)
+        j = 0
+        while heap_i[i, 0] == INDEX_SENTINEL:
+            if j != i and not _contains(heap_i[i], j):
+                flagged_push(heap_d[i], heap_i[i], heap_f[i], key_distance(X[i], X[j], metric), j)
+            j += 1
+
+
+@njit(cache=True)
+def reverse_edges(heap_i, heap_f, rev_ptr, rev_idx, rev_flag):
+    """CSR of the reversed graph (row j lists every i with j in heap i). O(m k), serial."""
+    m, k = heap_i.shape
+    rev_ptr[:] = 0
+    for i in range(m):
+        for t in range(k):
+            j = heap_i[i, t]
+            if j != INDEX_SENTINEL:
+                rev_ptr[j + 1] += 1
+    for j in range(m):
+        rev_ptr[j + 1] += rev_ptr[j]
+    fill = rev_ptr[:-1].copy()
+    for i in range(m):
+        for t in range(k):
+            j = heap_i[i, t]
+            if j != INDEX_SENTINEL:
+                rev_idx[fill[j]] = i
+                rev_flag[fill[j]] = heap_f[i, t]
+                fill[j] += 1
+
+
+@njit(cache=True, inline="always")
+def _offer(prio, idx, p, j):
+    """Keep the candidates with the smallest (priority, index); skip duplicates. O(c)."""
+    if _worse(prio[0], idx[0], p, j) and not _contains(idx, j):
+        _sift_down(prio, idx, prio.shape[0], p, j)
+
+
+@njit(cache=True, inline="always")
+def _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k):
+    """Edge t of point i: forward edges first, then reverse ones; returns (j, is_new)."""
+    if t < k:
+        return heap_i[i, t], heap_f[i, t]
+    return rev_idx[rev_ptr[i] + t - k], rev_flag[rev_ptr[i] + t - k]
+
+
+@njit(cache=True, parallel=True)
+def sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed,
+                      new_i, new_p, old_i, old_p):
+    """Per point, sample up to c new and c old candidates from its forward and reverse edges.
+
+    A list with at most c edges takes them all; a longer one keeps the c smallest
+    priorities, a hash of (seed, min, max) of the pair, so the sample does not depend on the
+    order in which edges are seen. O(m (k + reverse degree) c).
+    """
+    m, k = heap_i.shape
+    c = new_i.shape[1]
+    for i in prange(m):
+        new_i[i, :] = INDEX_SENTINEL
+        old_i[i, :] = INDEX_SENTINEL
+        n_edges = k + rev_ptr[i + 1] - rev_ptr[i]
+        n_new = 0
+        for t in range(n_edges):
+            j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
+            if j != INDEX_SENTINEL and is_new:
+                n_new += 1
+        n_old = n_edges - n_new  # an upper bound (sentinels count here): only picks the path
+        sample_new = n_new > c
+        sample_old = n_old > c
+        if sample_new:
+            new_p[i, :] = PRIORITY_EMPTY
+        if sample_old:
+            old_p[i, :] = PRIORITY_EMPTY
+        f_new = 0
+        f_old = 0
+        for t in range(n_edges):
+            j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
+            if j == INDEX_SENTINEL:
+                continue
+            if is_new:
+                if sample_new:
+                    _offer(new_p[i], new_i[i], hash3(seed, min(i, j), max(i, j)), j)
+                elif not _contains(new_i[i, :f_new], j):
+                    new_i[i, f_new] = j
+                    f_new += 1
+            else:
+                if sample_old:
+                    _offer(old_p[i], old_i[i], hash3(seed, min(i, j), max(i, j)), j)
+                elif not _contains(old_i[i, :f_old], j):
+                    old_i[i, f_old] = j
+                    f_old += 1
+
+
+@njit(cache=True, parallel=True)
+def retire_sampled(heap_i, heap_f, new_i):
+    """Clear the flag of edges i -> j whose j was sampled into new(i). O(m k c)."""
+    m, k = heap_i.shape
+    for i in prange(m):
+        for t in range(k):
+            if heap_f[i, t]:
+                j = heap_i[i, t]
+                if _contains(new_i[i], j):
+                    heap_f[i, t] = 0
+
+
+@njit(cache=True)
+def _emit(buf_t, buf_s, buf_d, pos, target, source, d):
+    buf_t[pos] = target
+    buf_s[pos] = source
+    buf_d[pos] = d
+
+
+@njit(cache=True, parallel=True)
+def local_join(X, metric, bound, new_i, old_i, start, stop, chunk, cap,
+               buf_t, buf_s, buf_d, buf_n):
+    """Local joins of points [start, stop): propose pairs new x new and new x old.
+
+    A pair (p, q) at key d is proposed to p when d <= bound[p] (and to q alike); ``bound``
+    holds the heap roots' keys as of the start of the round (an upper bound of the current
+    ones: contiguous, so it stays in cache, and the push filters again).
+    Chunk c (points start + c chunk ...) writes only buf[c cap : (c + 1) cap] and buf_n[c];
+    ``cap`` must hold c (c - 1) + 2 c^2 proposals per point. Heaps are only read.
+    O(points c^2 d).
+    """
+    n_chunks = (stop - start + chunk - 1) // chunk
+    n_new = new_i.shape[1]
+    n_old = old_i.shape[1]
+    for c in prange(n_chunks):
+        lo = start + c * chunk
+        hi = min(lo + chunk, stop)
+        pos = c * cap
+        for i in range(lo, hi):
+            for a in range(n_new):
+                p = new_i[i, a]
+                if p == INDEX_SENTINEL:
+                    continue
+                for b in range(a + 1, n_new + n_old):
+                    q = new_i[i, b] if b < n_new else old_i[i, b - n_new]
+                    if q == INDEX_SENTINEL or q == p:
+                        continue
+                    d = key_distance(X[p], X[q], metric)
+                    if d <= bound[p]:
+                        _emit(buf_t, buf_s, buf_d, pos, p, q, d)
+                        pos += 1
+                    if d <= bound[q]:
+                        _emit(buf_t, buf_s, buf_d, pos, q, p, d)
+                        pos += 1
+        buf_n[c] = pos - c * cap
+
+
+@njit(cache=True, parallel=True)
+def apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d, buf_n,
+                  n_parts, counts):
+    """Push the proposals into the heaps in chunk order; counts[part] = entries that entered.
+
+    Part ``r`` owns rows [r m / n_parts, (r + 1) m / n_parts) and reads every buffer, so each
+    row sees its proposals in the same order whatever ``n_parts`` is. O(proposals n_parts).
+    """
+    m = heap_d.shape[0]
+    for r in prange(n_parts):
+        lo = r * m // n_parts
+        hi = (r + 1) * m // n_parts
+        entered = 0
+        for c in range(n_chunks):
+            base = c * cap
+            for e in range(base, base + buf_n[c]):
+                t = buf_t[e]
+                if t >= lo and t < hi and buf_d[e] <= heap_d[t, 0]:
+                    entered += flagged_push(heap_d[t], heap_i[t], heap_f[t], buf_d[e],
+                                            np.int64(buf_s[e]))
+        counts[r] = entered
+
+
+@njit(cache=True)
+def sort_row(dist, idx):
+    """Insertion sort of one row by (distance, index); near-sorted rows cost O(k). O(k^2)."""
+    for t in range(1, dist.shape[0]):
+        d = dist[t]
+        j = idx[t]
+        s = t - 1
+        while s >= 0 and _worse(dist[s], idx[s], d, j):
+            dist[s + 1] = dist[s]
+            idx[s + 1] = idx[s]
+            s -= 1
+        dist[s + 1] = d
+        idx[s + 1] = j
+
+
+@njit(cache=True, parallel=True)
+def exact_sort(Q, q_norms, T, t_norms, code, key_i, out_d, out_i):
+    """Exact distances of the kept neighbours, rows sorted by (distance, index). O(m k d).
+
+    Empty slots (sentinel index) keep distance inf and sort last.
+    """
+    m, k = key_i.shape
+    for i in prange(m):
+        for t in range(k):
+            j = key_i[i, t]
+            out_i[i, t] = j
+            if j == INDEX_SENTINEL:
+                out_d[i, t] = np.inf
+            else:
+                out_d[i, t] = exact_distance(Q[i], T[j], code, q_norms[i], t_norms[j])
+        sort_row(out_d[i], out_i[i])
+
+
+@njit(cache=True, parallel=True)
+def renumber_sort(order, in_d, in_i, out_d, out_i):
+    """Rows and ids from internal numbering back to X's rows, re-sorted by (distance, row).
+
+    out[order[r]] = in[r] with ids mapped through ``order``. O(m k).
+    """
+    m, k = in_i.shape
+    for r in prange(m):
+        row = order[r]
+        for t in range(k):
+            out_d[row, t] = in_d[r, t]
+            out_i[row, t] = order[in_i[r, t]]
+        sort_row(out_d[row], out_i[row])

@@ -1,0 +1,465 @@
+"""Approximate k-NN graphs by NN-descent, deterministic for any thread count.
+
+Pipeline: a forest of random-projection trees gives each point its leaf mates; NN-descent
+rounds then join neighbours of neighbours (new/old candidate sampling, ``max_candidates``,
+early stop when a round changes fewer than ``delta * k * m`` heap entries); the kept
+neighbours get exact distances. :func:`nndescent_query` answers new points by a graph search
+seeded from the same trees.
+
+The same data and integer ``random_state`` give bit-identical graphs for every ``n_jobs``.
+"""
+
+import math
+import numbers
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .._kernels import nndescent as kernels
+from .._kernels import nndescent_search as search_kernels
+from .._kernels import rp_trees
+from .._kernels.heap import INDEX_SENTINEL
+from .._parallel import effective_n_jobs, parallel_section
+from .._validation import check_array, check_option, check_scalar
+
+METRICS = ("euclidean", "sqeuclidean", "cosine", "manhattan")
+_CHUNK = 64  # points per local-join chunk (fixed: the chunking must not depend on threads)
+_JOIN_BUFFER_BYTES = 32 * 2**20  # budget for one block of local-join proposals
+
+
+def default_parameters(m, n_neighbors):
+    """The defaults used for ``None`` parameters, as a dict.
+
+    Parameters
+    ----------
+    m : int
+        Number of points.
+    n_neighbors : int
+
+    Returns
+    -------
+    dict
+        ``n_trees = max(3, min(12, round(2 log10 m)))``, ``n_iters = max(5, round(log2 m))``,
+        ``max_candidates = min(60, max(20, n_neighbors))``,
+        ``leaf_size = max(60, min(256, 5 n_neighbors))``.
+    """
+    return {
+        "n_trees": int(max(3, min(12, round(2 * math.log10(max(m, 2)))))),
+        "n_iters": int(max(5, round(math.log2(max(m, 2))))),
+        "max_candidates": int(min(60, max(20, n_neighbors))),
+        "leaf_size": int(max(60, min(256, 5 * n_neighbors))),
+    }
+
+
+class NNDescentIndex:
+    """A fitted NN-descent index: the data, the forest and the k-NN graph.
+
+    Built by :func:`nndescent_index`; pass it to :func:`nndescent_query`.
+
+    Attributes
+    ----------
+    neighbor_distances_ : ndarray of shape (m, n_neighbors)
+        The graph's distances (reported metric, data dtype), ascending.
+    neighbor_indices_ : ndarray of shape (m, n_neighbors)
+        The graph's neighbour indices (int64); each point excludes itself.
+    metric : str
+    n_features_in_ : int
+    n_samples_fit_ : int
+    n_iters_ : int
+        Rounds run before the early stop.
+    """
+
+    def __init__(self, X, metric, key_data, exact_data, exact_norms, forest, graph_d, graph_i,
+                 n_iters_run, order):
+        self.metric = metric
+        self.n_features_in_ = X.shape[1]
+        self.n_samples_fit_ = X.shape[0]
+        self._key_data = key_data
+        self._exact_data = exact_data
+        self._exact_norms = exact_norms
+        self._forest = forest
+        self.neighbor_distances_ = graph_d
+        self.neighbor_indices_ = graph_i
+        self.n_iters_ = n_iters_run
+        self._order = order  # internal id -> row of X (key_data and forest use internal ids)
+        self._search_graph = None
+
+    def search_graph(self):
+        """Forward edges plus, per point, its closest reverse edges (at most k), as CSR.
+
+        Rows and columns are internal ids.
+        """
+        if self._search_graph is None:
+            inverse = np.empty_like(self._order)
+            inverse[self._order] = np.arange(self._order.shape[0])
+            self._search_graph = _search_graph(self.neighbor_distances_[self._order],
+                                               inverse[self.neighbor_indices_[self._order]])
+        return self._search_graph
+
+
+def _search_graph(dist, ind):
+    m, k = ind.shape
+    src = np.repeat(np.arange(m, dtype=np.int64), k)
+    dst = ind.ravel()
+    order = np.lexsort((src, dist.ravel(), dst))
+    dst_sorted = dst[order]
+    starts = np.searchsorted(dst_sorted, np.arange(m))
+    rank = np.arange(m * k) - starts[dst_sorted]
+    keep = order[rank < k]
+    rows = np.concatenate([src, dst[keep]])
+    cols = np.concatenate([dst, src[keep]])
+    order = np.argsort(rows, kind="stable")
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=m), out=ptr[1:])
+    return ptr, np.ascontiguousarray(cols[order])
+
+
+def _seed_from(random_state):
+    """A uint64 seed from None, an int, a RandomState or a Generator."""
+    if random_state is None or (isinstance(random_state, numbers.Integral)
+                                and not isinstance(random_state, bool)):
+        if random_state is not None and random_state < 0:
+            raise ValueError(
+                f"random_state must be a non-negative int, None, or a numpy "
+                f"RandomState/Generator; got {random_state!r}."
+            )
+        rng = np.random.default_rng(random_state)
+        return int(rng.integers(0, 2**63 - 1))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63 - 1))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1)) * 2**31 + int(
+            random_state.randint(0, 2**31 - 1))
+    raise TypeError(
+        f"random_state must be None, an int, or a numpy RandomState/Generator; "
+        f"got {random_state!r} of type {type(random_state).__name__}."
+    )
+
+
+def _prepare_data(X, metric):
+    """Key-space data, exact-distance data and norms for one metric; checks magnitudes."""
+    norms64 = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
+    limit = float(np.finfo(X.dtype).max)
+    if metric == "manhattan":
+        l1 = np.abs(X).sum(axis=1, dtype=np.float64)
+        if not np.all(l1 < limit / 4):
+            raise ValueError(
+                f"Row L1 norms up to {l1.max():.3g} overflow {X.dtype} distance sums. "
+                "Rescale X (for example divide by its largest absolute value)."
+            )
+        return X, kernels.KEY_MANHATTAN, X, kernels.EXACT_MANHATTAN, norms64
+    if metric == "cosine":
+        safe = np.where(norms64 > 0, norms64, 1.0)
+        key = (X / safe[:, None]).astype(X.dtype)
+        return key, kernels.KEY_SQEUCLIDEAN, X, kernels.EXACT_COSINE, norms64
+    if not np.all(norms64 * norms64 < limit / 8):
+        raise ValueError(
+            f"Squared row norms up to {np.nanmax(norms64 * norms64):.3g} overflow {X.dtype} "
+            "distance sums. Rescale X (for example divide by its largest absolute value) "
+            "or pass float64 data."
+        )
+    return X, kernels.KEY_SQEUCLIDEAN, X, kernels.EXACT_SQEUCLIDEAN, norms64
+
+
+def _to_reported(exact, metric, dtype):
+    out = np.sqrt(exact) if metric == "euclidean" else exact
+    return out.astype(dtype, copy=False)
+
+
+def _build_forest(X, n_trees, leaf_size, tree_seeds, threads):
+    """Build the trees (in parallel, each tree serial) and flatten them into one node array."""
+    m = X.shape[0]
+    if threads > 1 and n_trees > 1:
+        with ThreadPoolExecutor(max_workers=min(threads, n_trees)) as pool:
+            trees = list(pool.map(lambda s: rp_trees.build_tree(X, np.uint64(s), leaf_size),
+                                  tree_seeds))
+    else:
+        trees = [rp_trees.build_tree(X, np.uint64(s), leaf_size) for s in tree_seeds]
+    perm = np.empty((n_trees, m), dtype=np.int32)
+    roots = np.empty(n_trees, dtype=np.int64)
+    base = 0
+    parts = [[] for _ in range(7)]
+    for t, (p, lo, hi, left, right, pa, pb, off) in enumerate(trees):
+        perm[t] = p
+        roots[t] = base
+        shift = np.where(left >= 0, base, 0)
+        for store, arr in zip(parts, (lo, hi, left + shift, right + shift, pa, pb, off),
+                              strict=True):
+            store.append(arr)
+        base += lo.shape[0]
+    lo, hi, left, right, pa, pb, off = (np.concatenate(s) for s in parts)
+    leaf_ids = np.flatnonzero(left < 0)
+    tree_leaf_ptr = np.searchsorted(leaf_ids, np.append(roots, lo.shape[0]))
+    return {"perm": perm, "tree_leaf_ptr": tree_leaf_ptr, "leaf_ids": leaf_ids, "roots": roots,
+            "lo": lo, "hi": hi, "left": left, "right": right, "a": pa, "b": pb, "off": off}
+
+
+def _check_common(n_neighbors, metric, n_jobs, verbose):
+    check_scalar(n_neighbors, "n_neighbors", "int", min_value=1)
+    check_option(metric, "metric", METRICS)
+    effective_n_jobs(n_jobs)
+    check_scalar(verbose, "verbose", "int", min_value=0)
+
+
+def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters=None,
+                    max_candidates=None, delta=0.001, leaf_size=None, random_state=None,
+                    n_jobs=None, verbose=0):
+    """Build an approximate k-NN graph and keep what queries need.
+
+    Parameters are those of :func:`nndescent_graph`.
+
+    Returns
+    -------
+    NNDescentIndex
+    """
+    _check_common(n_neighbors, metric, n_jobs, verbose)
+    X = check_array(X, min_samples=2)
+    m = X.shape[0]
+    if n_neighbors > m - 1:
+        raise ValueError(
+            f"n_neighbors={n_neighbors} must be smaller than the number of points ({m}), "
+            f"because each point excludes itself. Use n_neighbors <= {m - 1} or pass more "
+            "points."
+        )
+    if m >= 2**31 - 1:
+        raise ValueError(f"X has {m} rows; NN-descent supports fewer than 2**31 - 1 rows.")
+    defaults = default_parameters(m, n_neighbors)
+    n_trees = defaults["n_trees"] if n_trees is None else check_scalar(
+        n_trees, "n_trees", "int", min_value=1)
+    n_iters = defaults["n_iters"] if n_iters is None else check_scalar(
+        n_iters, "n_iters", "int", min_value=0)
+    max_candidates = defaults["max_candidates"] if max_candidates is None else check_scalar(
+        max_candidates, "max_candidates", "int", min_value=1)
+    leaf_size = defaults["leaf_size"] if leaf_size is None else check_scalar(
+        leaf_size, "leaf_size", "int", min_value=1)
+    check_scalar(delta, "delta", "real", min_value=0)
+    seed = _seed_from(random_state)
+    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=n_trees + 2)
+    key_data, key_code, exact_data, exact_code, norms = _prepare_data(X, metric)
+    k = n_neighbors
+    c = max_candidates
+    with parallel_section(n_jobs) as threads:
+        forest = _build_forest(key_data, n_trees, leaf_size, seeds[:n_trees], threads)
+        order, key_data = _renumber(forest, key_data)
+        heap_d = np.full((m, k), np.inf, dtype=X.dtype)
+        heap_i = np.full((m, k), INDEX_SENTINEL, dtype=np.int64)
+        heap_f = np.zeros((m, k), dtype=np.uint8)
+        kernels.init_from_leaves(key_data, key_code, forest["perm"], forest["tree_leaf_ptr"],
+                                 forest["leaf_ids"], forest["lo"], forest["hi"], heap_d,
+                                 heap_i, heap_f)
+        kernels.fill_random(key_data, key_code, np.uint64(seeds[n_trees]), heap_d, heap_i,
+                            heap_f)
+        if verbose:
+            print(f"NN-descent: {n_trees} trees (leaf size {leaf_size}) initialised "
+                  f"{m} x {k} heaps", flush=True)
+        rounds = _descent_rounds(key_data, key_code, heap_d, heap_i, heap_f, c, n_iters,
+                                 delta, int(seeds[n_trees + 1]), threads, verbose)
+        del heap_d, heap_f
+        # exact distances in internal numbering (near rows sit close in memory), then back
+        # (key and exact data are the same rows except for cosine, whose keys are normalised)
+        cosine = exact_code == kernels.EXACT_COSINE
+        exact_internal = np.ascontiguousarray(exact_data[order]) if cosine else key_data
+        norms_internal = norms[order]
+        in_d = np.empty((m, k), dtype=np.float64)
+        in_i = np.empty((m, k), dtype=np.int64)
+        kernels.exact_sort(exact_internal, norms_internal, exact_internal, norms_internal,
+                           exact_code, heap_i, in_d, in_i)
+        del heap_i
+        out_d = np.empty((m, k), dtype=np.float64)
+        out_i = np.empty((m, k), dtype=np.int64)
+        kernels.renumber_sort(order, in_d, in_i, out_d, out_i)
+    graph_d = _to_reported(out_d, metric, X.dtype)
+    return NNDescentIndex(X, metric, key_data, exact_data, norms, forest, graph_d, out_i,
+                          rounds, order)
+
+
+def _renumber(forest, key_data):
+    """Renumber points in the leaf order of the first tree, so that near points get near ids.
+
+    Rows that are joined together then sit close in memory (fewer cache misses). Rewrites the
+    forest in place to internal ids; returns ``order`` (internal id -> row) and the data in
+    internal order.
+    """
+    order = forest["perm"][0].astype(np.int64)
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.shape[0])
+    forest["perm"] = inverse[forest["perm"]].astype(np.int32)
+    for name in ("a", "b"):
+        ids = forest[name]
+        forest[name] = np.where(ids >= 0, inverse[np.maximum(ids, 0)], -1)
+    return order, np.ascontiguousarray(key_data[order])
+
+
+def _descent_rounds(X, key_code, heap_d, heap_i, heap_f, c, n_iters, delta, seed, threads,
+                    verbose):
+    """Run NN-descent rounds in place on the heaps; return the number of rounds run."""
+    m, k = heap_i.shape
+    per_point = c * (c - 1) + 2 * c * c
+    entry_bytes = 8 + X.dtype.itemsize
+    chunks_per_block = max(1, min(-(-m // _CHUNK),
+                                  _JOIN_BUFFER_BYTES // (entry_bytes * per_point * _CHUNK)))
+    cap = per_point * _CHUNK
+    buf_t = np.empty(chunks_per_block * cap, dtype=np.int32)
+    buf_s = np.empty(chunks_per_block * cap, dtype=np.int32)
+    buf_d = np.empty(chunks_per_block * cap, dtype=X.dtype)
+    buf_n = np.zeros(chunks_per_block, dtype=np.int64)
+    counts = np.zeros(threads, dtype=np.int64)
+    rev_ptr = np.zeros(m + 1, dtype=np.int64)
+    rev_idx = np.empty(m * k, dtype=np.int64)
+    rev_flag = np.empty(m * k, dtype=np.uint8)
+    new_i = np.empty((m, c), dtype=np.int64)
+    new_p = np.empty((m, c), dtype=np.uint64)
+    old_i = np.empty((m, c), dtype=np.int64)
+    old_p = np.empty((m, c), dtype=np.uint64)
+    block = chunks_per_block * _CHUNK
+    stop_below = delta * k * m
+    for r in range(n_iters):
+        round_seed = np.uint64(rp_trees.hash3(np.uint64(seed), r, 0))
+        kernels.reverse_edges(heap_i, heap_f, rev_ptr, rev_idx, rev_flag)
+        kernels.sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, round_seed,
+                                  new_i, new_p, old_i, old_p)
+        kernels.retire_sampled(heap_i, heap_f, new_i)
+        bound = heap_d[:, 0].copy()
+        updates = 0
+        for start in range(0, m, block):
+            stop = min(start + block, m)
+            n_chunks = -(-(stop - start) // _CHUNK)
+            kernels.local_join(X, key_code, bound, new_i, old_i, start, stop, _CHUNK, cap,
+                               buf_t, buf_s, buf_d, buf_n)
+            kernels.apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d,
+                                  buf_n, threads, counts)
+            updates += int(counts.sum())
+        if verbose:
+            print(f"NN-descent round {r + 1}/{n_iters}: {updates} updates", flush=True)
+        if updates <= stop_below:
+            return r + 1
+    return n_iters
+
+
+def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters=None,
+                    max_candidates=None, delta=0.001, leaf_size=None, random_state=None,
+                    n_jobs=None, verbose=0, return_index=False):
+    """Approximate k nearest neighbours of every row of X by NN-descent.
+
+    Each point excludes itself by index (a duplicate point still counts as a neighbour), as
+    ``NearestNeighbors().fit(X).kneighbors()`` does.
+
+    Parameters
+    ----------
+    X : array-like of shape (m, d)
+        float32 stays float32 (selection keys in float32, distances recomputed in float64).
+    n_neighbors : int
+        k, at most m - 1.
+    metric : {"euclidean", "sqeuclidean", "cosine", "manhattan"}, default="euclidean"
+        Cosine works on the normalised rows and reports ``1 - cos``.
+    n_trees : int or None
+        Random-projection trees for the initial graph; None: ``min(32, 5 + round(m**0.25/2))``.
+    n_iters : int or None
+        Maximum NN-descent rounds; None: ``max(5, round(log2(m)))``.
+    max_candidates : int or None
+        New and old candidates sampled per point per round; None:
+        ``min(60, max(20, n_neighbors))``.
+    delta : float, default=0.001
+        Stop when a round changes at most ``delta * n_neighbors * m`` heap entries.
+    leaf_size : int or None
+        Largest tree leaf; None: ``max(10, n_neighbors)``.
+    random_state : int, numpy Generator/RandomState or None
+        The same int gives the same graph for any ``n_jobs``.
+    n_jobs : int or None
+        Threads for this call; None means all cores.
+    verbose : int, default=0
+        1 prints one line per round with its number of heap updates.
+    return_index : bool, default=False
+        Also return the :class:`NNDescentIndex` (for :func:`nndescent_query`).
+
+    Returns
+    -------
+    distances : ndarray of shape (m, n_neighbors)
+        Exact distances of the returned neighbours, ascending (ties by index), X's dtype.
+    indices : ndarray of shape (m, n_neighbors), int64
+    index : NNDescentIndex
+        Only with ``return_index=True``.
+
+    Notes
+    -----
+    Time is about O(rounds m c^2 d) with c = ``max_candidates``; memory O(m (k + 4 c)) plus
+    the trees (O(n_trees m)) and one reordered copy of X. For recall about 0.99 on hard
+    (full-dimensional) data raise ``n_trees`` and ``max_candidates``, for example
+    ``n_trees=12, max_candidates=40``. Uniform data in 50 dimensions is beyond NN-descent at
+    any of these settings (recall near 0.4 at the defaults, as for pynndescent).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastdr.neighbors._nndescent import nndescent_graph
+    >>> X = np.random.default_rng(0).normal(size=(500, 5))
+    >>> dist, ind = nndescent_graph(X, 5, random_state=0)
+    >>> ind.shape
+    (500, 5)
+    """
+    index = nndescent_index(X, n_neighbors, metric=metric, n_trees=n_trees, n_iters=n_iters,
+                            max_candidates=max_candidates, delta=delta, leaf_size=leaf_size,
+                            random_state=random_state, n_jobs=n_jobs, verbose=verbose)
+    if return_index:
+        return index.neighbor_distances_, index.neighbor_indices_, index
+    return index.neighbor_distances_, index.neighbor_indices_
+
+
+def nndescent_query(index_state, Q, n_neighbors, epsilon=0.1, *, n_jobs=None):
+    """Approximate k nearest indexed points for new points, by graph search.
+
+    Parameters
+    ----------
+    index_state : NNDescentIndex
+        From :func:`nndescent_index` or ``nndescent_graph(..., return_index=True)``.
+    Q : array-like of shape (n_queries, d)
+        Cast to the index's dtype.
+    n_neighbors : int
+        At most the number of indexed points.
+    epsilon : float, default=0.1
+        Search breadth: points are expanded while within (1 + epsilon) times the current
+        k-th distance. Larger is slower and more accurate.
+    n_jobs : int or None
+
+    Returns
+    -------
+    distances : ndarray of shape (n_queries, n_neighbors)
+        Exact distances, ascending (ties by index), in the index's dtype.
+    indices : ndarray of shape (n_queries, n_neighbors), int64
+    """
+    if not isinstance(index_state, NNDescentIndex):
+        raise TypeError(
+            f"index_state must be an NNDescentIndex (from nndescent_index or "
+            f"nndescent_graph(..., return_index=True)); got {type(index_state).__name__}."
+        )
+    Q = check_array(Q, name="Q")
+    if Q.shape[1] != index_state.n_features_in_:
+        raise ValueError(
+            f"Q has {Q.shape[1]} features, but the index was built on "
+            f"{index_state.n_features_in_} features. Pass queries with "
+            f"{index_state.n_features_in_} columns."
+        )
+    m = index_state.n_samples_fit_
+    check_scalar(n_neighbors, "n_neighbors", "int", min_value=1, max_value=m)
+    check_scalar(epsilon, "epsilon", "real", min_value=0)
+    effective_n_jobs(n_jobs)
+    dtype = index_state._key_data.dtype
+    Q = Q.astype(dtype, copy=False)
+    key_q, key_code, exact_q, exact_code, q_norms = _prepare_data(Q, index_state.metric)
+    scale = (1.0 + epsilon) if key_code == kernels.KEY_MANHATTAN else (1.0 + epsilon) ** 2
+    f = index_state._forest
+    ptr, cols = index_state.search_graph()
+    n_q = Q.shape[0]
+    key_d = np.empty((n_q, n_neighbors), dtype=dtype)
+    key_i = np.empty((n_q, n_neighbors), dtype=np.int64)
+    out_d = np.empty((n_q, n_neighbors), dtype=np.float64)
+    out_i = np.empty((n_q, n_neighbors), dtype=np.int64)
+    with parallel_section(n_jobs) as threads:
+        chunk = int(max(16, min(1024, -(-n_q // (4 * threads)))))
+        search_kernels.search(index_state._key_data, key_code, key_q, scale, f["perm"],
+                              f["roots"], f["lo"], f["hi"], f["left"], f["right"], f["a"],
+                              f["b"], f["off"], ptr, cols, chunk, key_d, key_i)
+        kernels.exact_sort(exact_q, q_norms, index_state._exact_data,
+                           index_state._exact_norms, exact_code, index_state._order[key_i],
+                           out_d, out_i)
+    return _to_reported(out_d, index_state.metric, dtype), out_i
