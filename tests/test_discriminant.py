@@ -8,8 +8,8 @@ from sklearn.covariance import ledoit_wolf_shrinkage as sk_ledoit_wolf_shrinkage
 
 from fastdr import InvalidParameterError
 from fastdr import LinearDiscriminantAnalysis as LDA
-from fastdr._kernels import class_stats
 from fastdr._class_scatter import class_scatter, ledoit_wolf_shrinkage
+from fastdr._kernels import class_stats
 
 from . import reference
 
