@@ -155,6 +155,14 @@ class TransformerMixin:
     def get_feature_names_out(self, input_features=None):
         """Names of the output columns: ``<classname>0``, ``<classname>1``, ...
 
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Ignored: accepted for compatibility with scikit-learn's signature. The output
+            names depend only on the class name and the number of fitted output columns
+            (``n_components_``, or the width of ``embedding_`` or the rows of
+            ``components_``), never on the input feature names.
+
         Returns
         -------
         ndarray of str
@@ -232,6 +240,16 @@ class ClassifierMixin:
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y``.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test samples, passed to ``predict``.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            True labels. With several outputs a sample counts as correct only when every
+            output matches.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Weights of the samples in the average; None weighs them equally.
+
         Returns
         -------
         float
@@ -260,6 +278,16 @@ class RegressorMixin:
 
     def score(self, X, y, sample_weight=None):
         """R^2 of ``predict(X)`` against ``y`` (averaged uniformly over outputs).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test samples, passed to ``predict``.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            True target values. An output whose targets are constant scores 0.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Weights of the samples in the residual and total sums of squares (and in the
+            mean of ``y``); None weighs them equally.
 
         Returns
         -------

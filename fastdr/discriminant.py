@@ -335,6 +335,11 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
     def predict(self, X):
         """Most probable class of each sample.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples to classify, with the features seen in ``fit``.
+
         Returns
         -------
         ndarray of shape (n_samples,)
@@ -346,6 +351,12 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
 
     def predict_proba(self, X):
         """Posterior class probabilities (logistic for two classes, softmax otherwise).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples whose class probabilities are returned, with the features seen in
+            ``fit``.
 
         Returns
         -------
@@ -360,6 +371,12 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`, computed stably.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples whose log class probabilities are returned, with the features seen
+            in ``fit``.
+
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
@@ -371,6 +388,11 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
 
     def transform(self, X):
         """Project X on the discriminant directions: ``X @ scalings_[:, :n_components_]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples to project, with the features seen in ``fit``.
 
         Returns
         -------

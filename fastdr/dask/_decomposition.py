@@ -109,6 +109,13 @@ class PCA(TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit on X and return its lazy projections.
 
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features), chunked by rows
+            Training samples (at least 2); a dask DataFrame is converted to an array.
+        y : ignored
+            Not used; present for API consistency.
+
         Returns
         -------
         dask array of shape (n_samples, n_components_)

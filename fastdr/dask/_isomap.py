@@ -214,6 +214,13 @@ class Isomap(TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return the embedding as a dask array with X's row chunks.
 
+        Parameters
+        ----------
+        X : dask array of shape (n_samples, n_features), chunked by rows
+            Training samples (at least 2); a dask DataFrame is converted to an array.
+        y : ignored
+            Not used; present for API consistency.
+
         Returns
         -------
         dask array of shape (n_samples, n_components)

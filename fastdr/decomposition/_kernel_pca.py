@@ -146,6 +146,14 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return the embedding of the training samples, ``V sqrt(Lambda)``.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Training samples, or the symmetric training kernel matrix when
+            ``kernel="precomputed"``.
+        y : ignored
+            Not used; present for API consistency.
+
         Returns
         -------
         ndarray of shape (n_samples, n_components_)

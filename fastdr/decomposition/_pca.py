@@ -119,6 +119,13 @@ class PCA(TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit on X and return its projections (X is validated once).
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training samples (at least 2).
+        y : ignored
+            Not used; present for API consistency.
+
         Returns
         -------
         ndarray of shape (n_samples, n_components_)

@@ -287,19 +287,32 @@ def locally_linear_embedding(X, *, n_neighbors, n_components, reg=1e-3, eigen_so
                              tol=1e-6, max_iter=None, random_state=None, n_jobs=None):
     """Locally linear embedding of X (standard method).
 
+    Fits a :class:`LocallyLinearEmbedding` with these parameters (its docstring has the
+    details) and returns its ``embedding_`` and ``reconstruction_error_``.
+
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The points to embed.
     n_neighbors : int
+        Neighbours per point, found by index (a duplicate of a point is a neighbour, the point
+        itself is not). Must be smaller than the number of samples.
     n_components : int
+        Embedding dimension; must be smaller than ``n_neighbors``.
     reg : float, default=1e-3
+        Regularisation of each local Gram matrix C: ``reg * trace(C)`` is added to its
+        diagonal (``reg`` itself when the trace is 0).
     eigen_solver : {"auto", "arpack", "dense"}, default="auto"
+        ``"dense"``: LAPACK on the dense m x m matrix M; ``"arpack"``: shift-invert Lanczos
+        around 0 on the sparse M; ``"auto"`` picks dense only for very small m.
     tol : float, default=1e-6
+        ARPACK convergence tolerance.
     max_iter : int or None, default=None
-    random_state : int, RandomState or None
-    n_jobs : int or None
-
-    See :class:`LocallyLinearEmbedding` for the parameters.
+        ARPACK iteration cap (None: ARPACK's default).
+    random_state : int, RandomState or None, default=None
+        Seeds ARPACK's starting vector.
+    n_jobs : int or None, default=None
+        Threads for this call only; None means all cores.
 
     Returns
     -------

@@ -149,6 +149,14 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return ``embedding_``.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Training samples, or the symmetric, non-negative distance matrix when
+            ``metric="precomputed"``.
+        y : ignored
+            Not used; present for API consistency.
+
         Returns
         -------
         ndarray of shape (n_samples, n_components_)

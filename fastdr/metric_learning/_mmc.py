@@ -112,6 +112,22 @@ default="identity"
         * ``fit(pairs, y)``: pairs of shape (n_pairs, 2, n_features) and one label per pair,
           +1 for must-link and -1 for cannot-link (metric-learn's convention).
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_pairs, 2, n_features)
+            The points that ``must_link`` and ``cannot_link`` index (at least 2 rows), or the
+            pairs themselves, each as its two points.
+        y : array-like of shape (n_pairs,) or None, default=None
+            With 3-D pairs: one label per pair, +1 (must-link) or -1 (cannot-link); both
+            labels must occur. With a 2-D X it must be None.
+        must_link : array-like of shape (n_must, 2) of int or None, default=None
+            Row indices into X of the pairs whose distance is minimised (the set S). Required
+            with a 2-D X, at least one pair; must be None with 3-D pairs.
+        cannot_link : array-like of shape (n_cannot, 2) of int or None, default=None
+            Row indices into X of the pairs whose summed distance is constrained to be at
+            least 1 (the set D). Required with a 2-D X, at least one pair; must be None with
+            3-D pairs.
+
         Returns
         -------
         self

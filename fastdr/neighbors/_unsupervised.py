@@ -47,9 +47,7 @@ class NearestNeighbors(NeighborsBase):
 
     Examples
     --------
-    >>> from numbers import Real
-
-import numpy as np
+    >>> import numpy as np
     >>> from fastdr import NearestNeighbors
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]])
     >>> dist, ind = NearestNeighbors(n_neighbors=1).fit(X).kneighbors()
