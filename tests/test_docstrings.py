@@ -1,6 +1,6 @@
 """Every public class, method and function has a numpydoc docstring whose Parameters match.
 
-Public means: every name in ``fastdr.__all__``, and for classes every method and property
+Public means: every name in ``fastdr.__all__`` and ``fastdr.dask.__all__``, and for classes every method and property
 whose name does not start with an underscore (inherited ones included, checked once where
 they are defined). A class's Parameters section documents ``__init__``. Parameters are
 compared by name and order with the signature, leaving out ``self``, ``*args`` and
@@ -14,6 +14,7 @@ import re
 import pytest
 
 import fastdr
+import fastdr.dask
 
 _HEADER = re.compile(r"^(\w[\w ]*)\n-{3,}$", re.MULTILINE)
 _ENTRY = re.compile(r"^(\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)\s*(?::.*)?$")
@@ -53,10 +54,12 @@ def _is_fastdr(obj):
 def public_objects():
     """(qualified name, kind, object) for every public function, class, method, property."""
     found = {}
-    for name in sorted(fastdr.__all__):
-        obj = getattr(fastdr, name)
+    names = [(fastdr, "fastdr", name) for name in sorted(fastdr.__all__)]
+    names += [(fastdr.dask, "fastdr.dask", name) for name in sorted(fastdr.dask.__all__)]
+    for package, prefix, name in names:
+        obj = getattr(package, name)
         if inspect.isclass(obj):
-            found[f"fastdr.{name}"] = ("class", obj)
+            found[f"{prefix}.{name}"] = ("class", obj)
             for klass in obj.__mro__:
                 if not _is_fastdr(klass):
                     continue
@@ -69,7 +72,7 @@ def public_objects():
                     elif inspect.isfunction(member) and _is_fastdr(member):
                         found.setdefault(where, ("method", member))
         elif callable(obj):
-            found[f"fastdr.{name}"] = ("function", obj)
+            found[f"{prefix}.{name}"] = ("function", obj)
     return sorted((name, kind, obj) for name, (kind, obj) in found.items())
 
 
