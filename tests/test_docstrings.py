@@ -3,9 +3,9 @@
 Public means: every name in ``fastdr.__all__`` and ``fastdr.dask.__all__``, and for classes
 every method and property whose name does not start with an underscore (inherited ones
 included, checked once where they are defined). A class's Parameters section documents
-``__init__``. Parameters are compared by name and order with the signature, leaving out ``self``, ``*args`` and
-``**kwargs``. The parser reads the numpydoc ``Parameters`` section only (numpydoc itself is
-not a dependency).
+``__init__``. Parameters are compared by name and order with the signature, leaving out
+``self``, ``*args`` and ``**kwargs``. The parser reads the numpydoc ``Parameters`` section
+only (numpydoc itself is not a dependency).
 """
 
 import inspect
