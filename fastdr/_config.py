@@ -15,14 +15,6 @@ import numpy as np
 #: semantics, and kernels that use this set must still be correct for finite input.
 FASTMATH = frozenset({"nsz", "arcp", "contract", "afn", "reassoc"})
 
-#: From this many features up, squared distances use the norm trick (one GEMM) instead of
-#: direct sums of squared differences.
-GEMM_MIN_DIM = 16
-
-#: Relative tolerance below which a norm-trick squared distance is recomputed directly
-#: (cancellation), per dtype.
-RECOMPUTE_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
-
 #: Row blocks of the blocked scatter, Gram and projection loops (PCA's centring, LDA's
 #: class scatter) hold about this many elements (4 MiB in float64): they stay in cache while
 #: BLAS works on them, and no copy of X is made.
@@ -62,6 +54,15 @@ DIJKSTRA_SOURCE_BLOCK = 16
 PATH_TILE = 64
 #: Landmark columns written together by landmark Dijkstra.
 LANDMARK_PANEL = 8
+
+# --- NCA ------------------------------------------------------------------------------------
+
+#: One thread's block of softmax rows holds at most about this many bytes (12 m per row:
+#: distances or weights, and candidate indices); between 16 and 64 rows per block.
+NCA_BLOCK_BYTES = 48 * 2**20
+#: The row blocks are split into at most this many fixed chunks, merged in order: results
+#: never depend on ``n_jobs`` (changing it changes the last bits of the objective).
+NCA_MAX_CHUNKS = 32
 
 
 def scatter_block_rows(n_features):

@@ -22,7 +22,7 @@ from .._validation import (
     check_random_state,
     check_scalar,
 )
-from ..metric_learning._nca import _BLOCK_BYTES, _MAX_CHUNKS
+from ..metric_learning._nca import row_partition
 from ._decomposition import _check_features
 from ._utils import as_dask_rows, as_labels, broadcast, check_n_jobs, row_blocks
 
@@ -179,8 +179,7 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
         X_all = broadcast(dask.delayed(take_rows, pure=True)(X_orig, order))
         codes_all = broadcast(dask.delayed(sorted_codes, pure=True))
         # the in-memory kernel's fixed partition of the rows (see nca_objective_gradient)
-        block = int(np.clip(_BLOCK_BYTES // (12 * m), 16, 64))
-        n_chunks = max(1, min(-(-m // block), _MAX_CHUNKS))
+        block, n_chunks = row_partition(m, m)
 
         def evaluate(A):
             parts = [dask.delayed(chunk_partials)(X_all, codes_all, A, c, n_chunks, block)

@@ -8,6 +8,7 @@ import scipy.optimize
 
 from .._base import BaseEstimator
 from .._blas import single_threaded_blas
+from .._config import NCA_BLOCK_BYTES, NCA_MAX_CHUNKS
 from .._feature_names import record_feature_names
 from .._kernels import nca as nca_kernels
 from .._parallel import parallel_section
@@ -19,8 +20,29 @@ from ._base import LEARNER_CONSTRAINTS, MahalanobisMixin, check_labelled_data
 
 INITS = ("auto", "pca", "lda", "identity", "random")
 OPTIMIZERS = ("lbfgs", "sgd")
-_BLOCK_BYTES = 48 * 2**20  # one thread's block of softmax rows: at most about 48 MiB
-_MAX_CHUNKS = 32  # fixed partition of the row blocks: results never depend on n_jobs
+
+
+def row_partition(m, n_rows):
+    """Rows per block and the number of fixed chunks of the NCA kernel's row blocks.
+
+    64 rows per GEMM keep BLAS efficient and amortise re-reading Z and X per block; for very
+    large m fewer rows keep a block within ``NCA_BLOCK_BYTES``. The chunks never depend on
+    the thread count, so neither does the result.
+
+    Parameters
+    ----------
+    m : int
+        Number of points (the softmax runs over all of them).
+    n_rows : int
+        Number of rows whose terms are summed.
+
+    Returns
+    -------
+    block, n_chunks : int
+    """
+    block = int(np.clip(NCA_BLOCK_BYTES // (12 * m), 16, 64))
+    n_blocks = -(-n_rows // block)
+    return block, max(1, min(n_blocks, NCA_MAX_CHUNKS))
 
 
 def nca_objective_gradient(X, A, codes, rows=None, *, n_jobs=None):
@@ -53,12 +75,7 @@ def nca_objective_gradient(X, A, codes, rows=None, *, n_jobs=None):
     if rows is None:
         # all rows in order (fit passes the points already grouped by class)
         rows = np.arange(m, dtype=np.int64)
-    # 64 rows per GEMM keep BLAS efficient and amortise re-reading Z and X per block; for
-    # very large m fewer rows keep the block (12 m bytes per row: distances or weights, and
-    # candidate indices) within _BLOCK_BYTES
-    block = int(np.clip(_BLOCK_BYTES // (12 * m), 16, 64))
-    n_blocks = -(-rows.shape[0] // block)
-    n_chunks = max(1, min(n_blocks, _MAX_CHUNKS))
+    block, n_chunks = row_partition(m, rows.shape[0])
     A = np.ascontiguousarray(A, dtype=np.float64)
     with parallel_section(n_jobs):
         objective, gradient = nca_kernels.nca_objective_gradient(X, A, codes, rows, block,
