@@ -47,7 +47,7 @@ class _DaskNeighborsBase(BaseEstimator):
 
     def _fit_neighbors(self, X):
         check_scalar(self.n_neighbors, "n_neighbors", "int", min_value=1)
-        check_option(self.algorithm, "algorithm", _search.ALGORITHMS)
+        check_option(self.algorithm, "algorithm", _search.EXACT_ALGORITHMS)
         check_n_jobs(self.n_jobs)
         if self.broadcast_index not in BROADCAST_OPTIONS or not isinstance(
                 self.broadcast_index, (str, bool)):

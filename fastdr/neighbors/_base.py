@@ -11,7 +11,7 @@ from .._metric import METRICS, apply_linear_map, resolve_metric
 from .._params import N_JOBS, VERBOSE, Interval, Satisfies, StrOptions, validate_params
 from .._progress import StageLog
 from .._validation import check_array, check_is_fitted, check_query, check_scalar
-from . import _search
+from . import _approximate, _search
 
 
 class NeighborsBase(BaseEstimator):
@@ -25,6 +25,7 @@ class NeighborsBase(BaseEstimator):
                              or hasattr(v, "get_mahalanobis_matrix"),
                              "a metric learner (an object with components_)")],
         "metric_params": [dict, None],
+        "algorithm_params": [dict, None],
         "n_jobs": N_JOBS,
         "verbose": VERBOSE,
     }
@@ -51,7 +52,18 @@ class NeighborsBase(BaseEstimator):
         self._centre = check_distance_magnitude(self._fit_X, self._mapped_name())
         self._algorithm = _search.choose_algorithm(self.algorithm, self._fit_X.shape[1])
         self._tree = _search.build_tree(self._fit_X) if self._algorithm == "kd_tree" else None
+        self._fit_nndescent()
         return X
+
+    def _fit_nndescent(self):
+        """Check ``algorithm_params``; with NN-descent, build the index of the k-NN graph."""
+        self._nnd_params = _approximate.check_params(self.algorithm_params)
+        self._nnd = None
+        m = self._fit_X.shape[0]
+        if self._algorithm == "nndescent" and m >= 2:  # one point: exact search answers
+            self._nnd = _approximate.build(self._fit_X, min(self.n_neighbors, m - 1),
+                                           self._nnd_params, n_jobs=self.n_jobs,
+                                           verbose=self.verbose)
 
     def _mapped_name(self):
         """How the searched points are called in errors: X, or X after the metric's map."""
@@ -96,6 +108,9 @@ class NeighborsBase(BaseEstimator):
         if self._algorithm == "kd_tree":
             sq, ind = _search.knn_tree(self._tree, Q, k, self_query=self_query,
                                        n_jobs=self.n_jobs, progress=progress)
+        elif self._algorithm == "nndescent" and self._nnd is not None:
+            sq, ind = _approximate.search(self._nnd, self._fit_X, Q, k, self._nnd_params,
+                                          self_query=self_query, n_jobs=self.n_jobs)
         else:
             sq, ind = _search.knn_brute(self._fit_X, Q, k, self_query=self_query,
                                         n_jobs=self.n_jobs, progress=progress)
@@ -109,6 +124,8 @@ class NeighborsBase(BaseEstimator):
 
     def _radius_csr(self, Q, radius):
         check_scalar(radius, "radius", "real", min_value=0)
+        if self._algorithm == "nndescent":
+            raise _approximate.no_radius_error()
         self_query = Q is None
         Q = self._fit_X if self_query else Q
         if self._squared:

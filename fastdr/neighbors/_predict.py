@@ -32,12 +32,14 @@ class _KNeighborsSupervised(NeighborsBase):
     }
 
     def __init__(self, *, n_neighbors=5, weights="uniform", algorithm="auto",
-                 metric="euclidean", metric_params=None, n_jobs=None, verbose=0):
+                 metric="euclidean", metric_params=None, algorithm_params=None, n_jobs=None,
+                 verbose=0):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.algorithm = algorithm
         self.metric = metric
         self.metric_params = metric_params
+        self.algorithm_params = algorithm_params
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -88,9 +90,13 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         ``"distance"`` weights each neighbour by 1/d; a query that coincides with training
         points takes its vote from those points only (no division by zero). A callable maps
         the (n_queries, k) distance array to weights of the same shape.
-    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "nndescent"}, default="auto"
+        As in :class:`NearestNeighbors`: ``"nndescent"`` builds an approximate k-NN graph at
+        ``fit`` and answers queries by a graph search of it.
     metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
     metric_params : dict or None
+    algorithm_params : dict or None, default=None
+        Settings of ``algorithm="nndescent"``, as in :class:`NearestNeighbors`.
     n_jobs : int or None
     verbose : int, default=0
         1 or more prints one line per stage (k-NN search, vote) with its time and, for
@@ -167,9 +173,13 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
     n_neighbors : int, default=5
     weights : {"uniform", "distance"} or callable, default="uniform"
         As in :class:`KNeighborsClassifier`.
-    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "nndescent"}, default="auto"
+        As in :class:`NearestNeighbors`: ``"nndescent"`` builds an approximate k-NN graph at
+        ``fit`` and answers queries by a graph search of it.
     metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
     metric_params : dict or None
+    algorithm_params : dict or None, default=None
+        Settings of ``algorithm="nndescent"``, as in :class:`NearestNeighbors`.
     n_jobs : int or None
     verbose : int, default=0
         1 or more prints one line per stage (k-NN search, weighted mean) with its time and, for

@@ -20,10 +20,15 @@ from .._norm_trick import norm_trick_setup, target_block
 from .._parallel import effective_n_jobs, parallel_section
 from .._progress import run_in_chunks
 
-__all__ = ["GEMM_MIN_DIM", "KD_TREE_MAX_DIM", "ALGORITHMS", "choose_algorithm", "build_tree",
-           "knn_brute", "knn_tree", "radius_brute", "radius_tree", "to_csr"]
+__all__ = ["GEMM_MIN_DIM", "KD_TREE_MAX_DIM", "ALGORITHMS", "EXACT_ALGORITHMS",
+           "choose_algorithm", "build_tree", "knn_brute", "knn_tree", "radius_brute",
+           "radius_tree", "to_csr"]
 
-ALGORITHMS = ("auto", "brute", "kd_tree")
+#: The exact searches (what ``"auto"`` chooses between).
+EXACT_ALGORITHMS = ("auto", "brute", "kd_tree")
+#: Every ``algorithm`` value: the exact ones and the approximate NN-descent graph
+#: (:mod:`fastdr.neighbors._approximate`).
+ALGORITHMS = (*EXACT_ALGORITHMS, "nndescent")
 
 
 def choose_algorithm(algorithm, n_features):

@@ -1,4 +1,4 @@
-"""``NearestNeighbors``: exact k-NN and radius queries."""
+"""``NearestNeighbors``: exact k-NN and radius queries, or approximate k-NN by NN-descent."""
 
 from numbers import Real
 
@@ -7,12 +7,12 @@ import numpy as np
 from .._params import Interval
 from .._progress import StageLog
 from .._validation import check_option
-from . import _search
+from . import _approximate, _search
 from ._base import NeighborsBase
 
 
 class NearestNeighbors(NeighborsBase):
-    """Exact nearest-neighbour queries with numba kernels (brute force) or a k-d tree.
+    """Nearest-neighbour queries: exact (numba brute force or a k-d tree) or NN-descent.
 
     Parameters
     ----------
@@ -20,14 +20,27 @@ class NearestNeighbors(NeighborsBase):
         Default number of neighbours for :meth:`kneighbors`.
     radius : float, default=1.0
         Default radius for :meth:`radius_neighbors`.
-    algorithm : {"auto", "brute", "kd_tree"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "nndescent"}, default="auto"
         ``"auto"`` uses scipy's k-d tree when the data have at most 15 features (after the
-        metric's linear map) and brute force otherwise.
+        metric's linear map) and brute force otherwise; both are exact. ``"nndescent"``
+        builds an approximate k-NN graph at ``fit`` (random-projection trees, then
+        NN-descent rounds; see ``algorithm_params``): :meth:`kneighbors` of the training
+        points reads that graph, new points are answered by a graph search. It has no
+        radius search.
     metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
         ``"mahalanobis"`` needs ``metric_params={"M": M}`` (or ``{"VI": VI}``). A fitted
         learner (anything with ``components_``) uses ``||L x - L y||``.
     metric_params : dict or None
         Extra metric arguments.
+    algorithm_params : dict or None, default=None
+        Settings of ``algorithm="nndescent"`` (ignored by the exact algorithms; unknown keys
+        are an error): ``n_trees``, ``n_iters``, ``max_candidates``, ``leaf_size`` (None or
+        absent: the size-dependent defaults of
+        :func:`fastdr.neighbors._nndescent.default_parameters`), ``delta`` (early stop,
+        default 0.001), ``epsilon`` (breadth of the search for new points, default 0.1) and
+        ``random_state`` (default 0, so that fits repeat; None draws a fresh seed). The
+        graph is the same for any ``n_jobs``. For recall near 0.99 on hard data use
+        ``{"n_trees": 12, "max_candidates": 40}``. A fastdr extra.
     n_jobs : int or None
         Threads for this call only; None means all cores.
     verbose : int, default=0
@@ -61,17 +74,18 @@ class NearestNeighbors(NeighborsBase):
     }
 
     def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", metric="euclidean",
-                 metric_params=None, n_jobs=None, verbose=0):
+                 metric_params=None, algorithm_params=None, n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.algorithm = algorithm
         self.metric = metric
         self.metric_params = metric_params
+        self.algorithm_params = algorithm_params
         self.n_jobs = n_jobs
         self.verbose = verbose
 
     def fit(self, X, y=None):
-        """Store the training points (and build the tree when the algorithm uses one).
+        """Store the training points (and build the tree or NN-descent graph, if used).
 
         Parameters
         ----------
@@ -211,7 +225,8 @@ class NearestNeighbors(NeighborsBase):
 
 
 def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,
-                     metric="euclidean", metric_params=None, algorithm="auto", n_jobs=None):
+                     metric="euclidean", metric_params=None, algorithm="auto",
+                     algorithm_params=None, n_jobs=None):
     """The k-NN graph of X as a ``scipy.sparse.csr_matrix`` of shape (m, m).
 
     Parameters
@@ -221,7 +236,7 @@ def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,
     mode : {"connectivity", "distance"}
     include_self : bool, default=False
         Count each point as its own first neighbour (distance 0).
-    metric, metric_params, algorithm, n_jobs
+    metric, metric_params, algorithm, algorithm_params, n_jobs
         As in :class:`NearestNeighbors`.
 
     Returns
@@ -229,7 +244,8 @@ def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,
     scipy.sparse.csr_matrix
     """
     nn = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, metric_params=metric_params,
-                          algorithm=algorithm, n_jobs=n_jobs).fit(X)
+                          algorithm=algorithm, algorithm_params=algorithm_params,
+                          n_jobs=n_jobs).fit(X)
     if include_self:
         return _graph_with_self(nn, n_neighbors, mode)
     return nn.kneighbors_graph(None, n_neighbors, mode=mode)
@@ -239,8 +255,15 @@ def _graph_with_self(nn, k, mode):
     check_option(mode, "mode", ("connectivity", "distance"))
     nn._check_k(k, self_query=False)
     Q = nn._fit_X
-    sq, ind = nn._search_k(Q, k, self_query=False)
     m = Q.shape[0]
+    if nn._algorithm == "nndescent" and m >= 2:
+        # each point itself (distance 0), then the first k - 1 columns of its graph row
+        sq, ind = nn._search_k(Q, k - 1, self_query=True) if k > 1 else (
+            np.empty((m, 0)), np.empty((m, 0), dtype=np.int64))
+        sq = np.hstack([np.zeros((m, 1)), sq])
+        ind = np.hstack([np.arange(m, dtype=np.int64)[:, None], ind])
+    else:
+        sq, ind = nn._search_k(Q, k, self_query=False)
     dist = nn._to_reported(sq)
     values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)
     indptr = np.arange(0, m * k + 1, k, dtype=np.int64)
@@ -265,6 +288,8 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", include_self=False
     -------
     scipy.sparse.csr_matrix of shape (m, m)
     """
+    if algorithm == "nndescent":  # before fit builds a graph that cannot be used
+        raise _approximate.no_radius_error()
     nn = NearestNeighbors(radius=radius, metric=metric, metric_params=metric_params,
                           algorithm=algorithm, n_jobs=n_jobs).fit(X)
     if not include_self:
