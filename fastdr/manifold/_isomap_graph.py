@@ -25,7 +25,7 @@ POLICIES = ("raise", "connect", "largest")
 SHORT_CIRCUIT_FACTOR = 3.0
 
 
-def build_graph(X, *, n_neighbors, radius, n_jobs, verbose=0):
+def build_graph(X, *, n_neighbors, radius, n_jobs, verbose=0, algorithm="auto"):
     """The neighbour graph of X and the search structure reused by ``transform``.
 
     Parameters
@@ -38,6 +38,8 @@ def build_graph(X, *, n_neighbors, radius, n_jobs, verbose=0):
     n_jobs : int or None
     verbose : int, default=0
         Passed to the :class:`NearestNeighbors` search (its stage line and progress bar).
+    algorithm : {"auto", "brute", "kd_tree", "nndescent"}, default="auto"
+        The :class:`NearestNeighbors` algorithm (``"nndescent"``: k-NN graphs only).
 
     Returns
     -------
@@ -50,12 +52,14 @@ def build_graph(X, *, n_neighbors, radius, n_jobs, verbose=0):
     """
     m = X.shape[0]
     if radius is None:
-        nbrs = NearestNeighbors(n_neighbors=n_neighbors, n_jobs=n_jobs, verbose=verbose).fit(X)
+        nbrs = NearestNeighbors(n_neighbors=n_neighbors, algorithm=algorithm, n_jobs=n_jobs,
+                                verbose=verbose).fit(X)
         dist, ind = nbrs.kneighbors()
         indptr = np.arange(0, m * n_neighbors + 1, n_neighbors, dtype=np.int64)
         directed = (indptr, ind.ravel(), dist.ravel().astype(np.float64))
     else:
-        nbrs = NearestNeighbors(radius=radius, n_jobs=n_jobs, verbose=verbose).fit(X)
+        nbrs = NearestNeighbors(radius=radius, algorithm=algorithm, n_jobs=n_jobs,
+                                verbose=verbose).fit(X)
         csr = nbrs.radius_neighbors_graph(mode="distance")
         directed = (csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
                     csr.data.astype(np.float64))

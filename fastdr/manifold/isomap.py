@@ -22,6 +22,8 @@ from .._validation import (
     check_random_state,
 )
 from ..neighbors import KNeighborsRegressor, NearestNeighbors
+from ..neighbors._approximate import no_radius_error
+from ..neighbors._search import NEIGHBORS_ALGORITHMS, from_sklearn_name
 from . import _isomap_graph
 from ._geodesic import PATH_METHODS, all_pairs, choose_path_method
 from ._landmarks import LANDMARK_METHODS, check_geodesic_scale, fit_landmarks
@@ -47,6 +49,12 @@ class Isomap(TransformerMixin, BaseEstimator):
         ``"auto"`` runs Floyd-Warshall when the graph stores more than a quarter of all m^2
         pairs (average degree above m/4), and Dijkstra from every point otherwise (every
         k-NN graph). Both give the same distances.
+    neighbors_algorithm : {"auto", "brute", "kd_tree", "ball_tree", "nndescent"}, default="auto"
+        The :class:`fastdr.NearestNeighbors` algorithm of the k-NN graph and of
+        :meth:`transform`'s neighbour queries. ``"ball_tree"`` (scikit-learn's name) is an
+        alias of the exact ``"kd_tree"``. ``"nndescent"`` builds the graph approximately
+        (about m log m work instead of m^2; worth it above roughly 50,000 points) and has no
+        radius graph.
     eigen_solver : {"auto", "dense", "arpack", "lobpcg", "randomized"}, default="auto"
         Solver for the top eigenpairs (see :mod:`fastdr._eigen` for the ``"auto"`` rule).
         ``"dense"`` needs LAPACK's own m x m work copy.
@@ -125,6 +133,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         "radius": [Interval(Real, 0, None, closed="neither"), None],
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "path_method": [StrOptions(PATH_METHODS)],
+        "neighbors_algorithm": [StrOptions(NEIGHBORS_ALGORITHMS)],
         "eigen_solver": [StrOptions(SOLVERS)],
         "on_disconnected": [StrOptions(_isomap_graph.POLICIES)],
         "out_of_sample": [StrOptions(OUT_OF_SAMPLE)],
@@ -139,13 +148,15 @@ class Isomap(TransformerMixin, BaseEstimator):
     }
 
     def __init__(self, *, n_neighbors=None, radius=None, n_components=2, path_method="auto",
-                 eigen_solver="auto", on_disconnected="raise", out_of_sample="geodesic",
-                 regressor=None, n_landmarks=None, landmark_method="random",
-                 random_state=None, dtype=None, n_jobs=None, verbose=0):
+                 neighbors_algorithm="auto", eigen_solver="auto", on_disconnected="raise",
+                 out_of_sample="geodesic", regressor=None, n_landmarks=None,
+                 landmark_method="random", random_state=None, dtype=None, n_jobs=None,
+                 verbose=0):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.n_components = n_components
         self.path_method = path_method
+        self.neighbors_algorithm = neighbors_algorithm
         self.eigen_solver = eigen_solver
         self.on_disconnected = on_disconnected
         self.out_of_sample = out_of_sample
@@ -197,6 +208,8 @@ class Isomap(TransformerMixin, BaseEstimator):
                 "Isomap uses either a k-NN graph (n_neighbors) or an epsilon graph (radius): "
                 "pass only one of them."
             )
+        if self.radius is not None and self.neighbors_algorithm == "nndescent":
+            raise no_radius_error("neighbors_algorithm")
         if self.radius is not None:
             n_neighbors = None
         else:
@@ -219,7 +232,7 @@ class Isomap(TransformerMixin, BaseEstimator):
                        else f"n_neighbors (now {n_neighbors})")
         graph, directed, nbrs = _isomap_graph.build_graph(
             X, n_neighbors=n_neighbors, radius=self.radius, n_jobs=self.n_jobs,
-            verbose=self.verbose)
+            verbose=self.verbose, algorithm=from_sklearn_name(self.neighbors_algorithm))
         log.done("neighbour graph")
         self.short_circuit_edges_ = _isomap_graph.short_circuit_edges(graph, directed,
                                                                       self.n_jobs)
@@ -243,7 +256,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         X_kept = X if kept.shape[0] == m else X[kept]
         if kept.shape[0] != m:
             nbrs = NearestNeighbors(n_neighbors=nbrs.n_neighbors, radius=nbrs.radius,
-                                    n_jobs=self.n_jobs).fit(X_kept)
+                                    algorithm=nbrs.algorithm, n_jobs=self.n_jobs).fit(X_kept)
         log.done(f"connected components ({n_found} found, policy {self.on_disconnected!r})")
         m_kept = X_kept.shape[0]
         limit, what = m_kept, f"the number of embedded points ({m_kept})"

@@ -24,6 +24,7 @@ from .._params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
 from .._progress import StageLog
 from .._validation import check_array, check_is_fitted, check_query
 from ..neighbors import NearestNeighbors
+from ..neighbors._search import NEIGHBORS_ALGORITHMS, from_sklearn_name
 
 EIGEN_SOLVERS = ("auto", "arpack", "dense")
 _WHAT = "The LLE matrix M = (I - W)^T (I - W)"
@@ -118,6 +119,11 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         ARPACK convergence tolerance.
     max_iter : int or None, default=None
         ARPACK iteration cap (None: ARPACK's default).
+    neighbors_algorithm : {"auto", "brute", "kd_tree", "ball_tree", "nndescent"}, default="auto"
+        The :class:`fastdr.NearestNeighbors` algorithm of the neighbours of ``fit`` and
+        :meth:`transform`. ``"ball_tree"`` (scikit-learn's name) is an alias of the exact
+        ``"kd_tree"``. ``"nndescent"`` finds them approximately (about m log m work instead
+        of m^2; worth it above roughly 50,000 points).
     random_state : int, RandomState or None
         Seeds ARPACK's starting vector.
     n_jobs : int or None
@@ -157,13 +163,15 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, n_neighbors=5, n_components=2, reg=1e-3, eigen_solver="auto",
-                 tol=1e-6, max_iter=None, random_state=None, n_jobs=None, verbose=0):
+                 tol=1e-6, max_iter=None, neighbors_algorithm="auto", random_state=None,
+                 n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.reg = reg
         self.eigen_solver = eigen_solver
         self.tol = tol
         self.max_iter = max_iter
+        self.neighbors_algorithm = neighbors_algorithm
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -175,6 +183,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         "eigen_solver": [StrOptions(EIGEN_SOLVERS)],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "neighbors_algorithm": [StrOptions(NEIGHBORS_ALGORITHMS)],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS,
         "verbose": VERBOSE,
@@ -221,7 +230,9 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         solver = plan_solve(m, n_pairs, solver=self.eigen_solver, sparse=True, what=_WHAT,
                             work_copy_what="The dense LLE matrix M")
 
-        nbrs = NearestNeighbors(n_neighbors=k, n_jobs=self.n_jobs, verbose=self.verbose).fit(X)
+        nbrs = NearestNeighbors(n_neighbors=k,
+                                algorithm=from_sklearn_name(self.neighbors_algorithm),
+                                n_jobs=self.n_jobs, verbose=self.verbose).fit(X)
         indices = nbrs.kneighbors(return_distance=False)
         _warn_if_disconnected(indices)
         log.done(f"neighbours (k={k})")

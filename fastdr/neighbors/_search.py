@@ -21,14 +21,23 @@ from .._parallel import effective_n_jobs, parallel_section
 from .._progress import run_in_chunks
 
 __all__ = ["GEMM_MIN_DIM", "KD_TREE_MAX_DIM", "ALGORITHMS", "EXACT_ALGORITHMS",
-           "choose_algorithm", "build_tree", "knn_brute", "knn_tree", "radius_brute",
-           "radius_tree", "to_csr"]
+           "NEIGHBORS_ALGORITHMS", "from_sklearn_name", "choose_algorithm", "build_tree",
+           "knn_brute", "knn_tree", "radius_brute", "radius_tree", "to_csr"]
 
 #: The exact searches (what ``"auto"`` chooses between).
 EXACT_ALGORITHMS = ("auto", "brute", "kd_tree")
 #: Every ``algorithm`` value: the exact ones and the approximate NN-descent graph
 #: (:mod:`fastdr.neighbors._approximate`).
 ALGORITHMS = (*EXACT_ALGORITHMS, "nndescent")
+#: ``neighbors_algorithm`` of Isomap and LLE: scikit-learn's names, "ball_tree" included
+#: (an alias of "kd_tree": both are exact).
+NEIGHBORS_ALGORITHMS = (*ALGORITHMS, "ball_tree")
+
+
+def from_sklearn_name(algorithm):
+    """A ``neighbors_algorithm`` value as a ``NearestNeighbors`` algorithm ("ball_tree" ->
+    "kd_tree")."""
+    return "kd_tree" if algorithm == "ball_tree" else algorithm
 
 
 def choose_algorithm(algorithm, n_features):
