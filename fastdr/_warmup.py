@@ -45,6 +45,17 @@ def _knn(dtype):
         knn_self.knn_self_gemm(X, rows, cols_t, 3, 3, 16, pool, out_d, out_i)
 
 
+def _nndescent():
+    from .neighbors._nndescent import nndescent_graph, nndescent_query
+
+    # the squared-Euclidean route that NearestNeighbors(algorithm="nndescent") takes
+    for dtype in (np.float64, np.float32):
+        X = _rows(80, 4, dtype)
+        *_, index = nndescent_graph(X, 3, metric="sqeuclidean", random_state=0,
+                                    return_index=True)
+        nndescent_query(index, X[:5], 3)
+
+
 def _pairwise():
     from .pairwise import pairwise_distances
 
@@ -91,6 +102,7 @@ def _nca():
 _STEPS = (
     ("knn_float64", lambda: _knn(np.float64)),
     ("knn_float32", lambda: _knn(np.float32)),
+    ("nndescent", _nndescent),
     ("pairwise", _pairwise),
     ("dijkstra", _dijkstra),
     ("lle", _lle),
@@ -103,8 +115,9 @@ def warmup(verbose=False):
     """Compile the common kernels now, on tiny inputs, and report the time it took.
 
     Covers float64 and float32 k-NN (brute force: direct and norm-trick routes, radius
-    queries, the self-query kernel), pairwise distances, Isomap's graph and Dijkstra, LLE
-    weights, the KernelPCA rbf kernel matrix and NCA's objective. Kernels are cached on disk
+    queries, the self-query kernel), NN-descent graphs and queries, pairwise distances,
+    Isomap's graph and Dijkstra, LLE weights, the KernelPCA rbf kernel matrix and NCA's
+    objective. Kernels are cached on disk
     by numba, so a later process (or a second call) mostly loads them instead.
 
     Parameters
@@ -116,7 +129,7 @@ def warmup(verbose=False):
     -------
     dict of str to float
         Seconds spent per step, in the order they ran (``"knn_float64"``,
-        ``"knn_float32"``, ``"pairwise"``, ``"dijkstra"``, ``"lle"``,
+        ``"knn_float32"``, ``"nndescent"``, ``"pairwise"``, ``"dijkstra"``, ``"lle"``,
         ``"kernel_matrix"``, ``"nca"``). The total is also logged at INFO level on the
         ``"fastdr"`` logger.
     """

@@ -6,9 +6,21 @@ import numpy as np
 import pytest
 
 import fastdr
-from fastdr._kernels import distances, graph, kernel_matrix, knn, knn_self, lle, nca
+from fastdr._kernels import (
+    distances,
+    graph,
+    kernel_matrix,
+    knn,
+    knn_self,
+    lle,
+    nca,
+    nndescent,
+    nndescent_search,
+    rp_trees,
+)
 
-STEPS = ["knn_float64", "knn_float32", "pairwise", "dijkstra", "lle", "kernel_matrix", "nca"]
+STEPS = ["knn_float64", "knn_float32", "nndescent", "pairwise", "dijkstra", "lle",
+         "kernel_matrix", "nca"]
 
 
 def _signatures():
@@ -17,6 +29,9 @@ def _signatures():
                kernel_matrix.rbf_direct, kernel_matrix.rbf_from_gram_inplace,
                nca.nca_objective_gradient]
     kernels += [lle.barycenter_weights, lle.m_row_counts, lle.m_fill, lle.weighted_rows]
+    kernels += [rp_trees.build_tree, nndescent.init_from_leaves, nndescent.fill_random,
+                nndescent.sample_candidates, nndescent.local_join, nndescent.apply_updates,
+                nndescent.exact_sort, nndescent.renumber_sort, nndescent_search.search]
     return {k.py_func.__qualname__: len(k.signatures) for k in kernels}
 
 
@@ -36,7 +51,8 @@ def test_warmup_compiles_both_dtypes_and_a_second_call_compiles_nothing():
     fastdr.warmup()
     after_first = _signatures()
     # float32 and float64 versions of the k-NN and pairwise kernels exist
-    for name in ("knn_gemm", "knn_direct", "knn_self_gemm", "pairwise_sqeuclidean_gemm"):
+    for name in ("knn_gemm", "knn_direct", "knn_self_gemm", "pairwise_sqeuclidean_gemm",
+                 "build_tree", "local_join", "search"):
         assert after_first[name] >= 2, (name, after_first[name])
     assert all(count >= 1 for count in after_first.values()), after_first
     second = fastdr.warmup()
@@ -50,4 +66,7 @@ def test_fit_after_warmup_needs_no_new_knn_signature():
     X = np.random.default_rng(5).standard_normal((300, 24)).astype(np.float32)
     fastdr.NearestNeighbors(n_neighbors=4, algorithm="brute").fit(X).kneighbors(X[:50])
     fastdr.pairwise_distances(X[:50], X)
+    for data in (X, X.astype(np.float64)):  # NN-descent, as the estimators use it
+        fastdr.NearestNeighbors(n_neighbors=4, algorithm="nndescent").fit(data).kneighbors(
+            data[:50])
     assert _signatures() == before
