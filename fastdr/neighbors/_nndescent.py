@@ -353,7 +353,7 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     metric : {"euclidean", "sqeuclidean", "cosine", "manhattan"}, default="euclidean"
         Cosine works on the normalised rows and reports ``1 - cos``.
     n_trees : int or None
-        Random-projection trees for the initial graph; None: ``min(32, 5 + round(m**0.25/2))``.
+        Random-projection trees for the initial graph; None: ``max(3, min(12, round(2 log10 m)))``.
     n_iters : int or None
         Maximum NN-descent rounds; None: ``max(5, round(log2(m)))``.
     max_candidates : int or None
@@ -362,7 +362,7 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     delta : float, default=0.001
         Stop when a round changes at most ``delta * n_neighbors * m`` heap entries.
     leaf_size : int or None
-        Largest tree leaf; None: ``max(10, n_neighbors)``.
+        Largest tree leaf; None: ``max(60, min(256, 5 n_neighbors))``.
     random_state : int, numpy Generator/RandomState or None
         The same int gives the same graph for any ``n_jobs``.
     n_jobs : int or None
