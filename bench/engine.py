@@ -68,7 +68,7 @@ def measure(impl, data, *, min_repeats, max_repeats, budget_s=0.0, cap_s=math.in
     start = time.perf_counter()
     result = call()
     cold = time.perf_counter() - start
-    agreement = _checked(check, result) if check is not None else None
+    agreement = run_check(check, result) if check is not None else None
     kept = result if keep_result else None
     del result
     with StepPeak() if rss else nullcontext() as peak:
@@ -97,7 +97,8 @@ def planned_rounds(cold_s, max_repeats, cap_s):
     return max(1, int(min(max_repeats, cap_s / max(cold_s, 1e-9))))
 
 
-def _checked(check, result):
+def run_check(check, result):
+    """``check(result)``; an exception in it is a failed Agreement naming the error."""
     from .agreement import Agreement, error_text
 
     try:

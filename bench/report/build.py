@@ -1,5 +1,5 @@
 """Build the report: plan the steps, run them under a progress bar, write JSON, figures and
-markdown. Every timing goes through :func:`bench.engine.measure`."""
+markdown; every timing goes through :func:`bench.engine.measure`."""
 
 import json
 import os
@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bench.agreement import error_text
-from bench.engine import fit_loglog_slope, gemm_seconds, measure
+from bench.engine import fit_loglog_slope, gemm_seconds, measure, run_check
 from bench.profiles import resolve_profile
 from bench.workloads import WORKLOADS
 
@@ -21,13 +21,8 @@ RESULT_KEYS = ("profile", "created", "wall_time_s", "machine", "speed", "scaling
                "compile", "embeddings", "experiments", "notes", "figures", "step_seconds")
 
 
-def _failed(exc):
-    return {"metric": "agreement", "value": float("nan"), "ok": False, "detail": error_text(exc)}
-
-
 def _speed_row(workload, m, d, settings):
-    """Time fastdr, then every runnable anchor checked against fastdr's answer; the GEMM
-    roofline of distance-bound rows."""
+    """Time fastdr, then each anchor checked against fastdr's answer; the GEMM roofline."""
     import numba
 
     data = workload.data(m, d, profile=settings.name, headline=True)
@@ -63,10 +58,8 @@ def _speed_row(workload, m, d, settings):
         if label != "fastdr" and fast and entry.get("median_s"):
             row["ratios"][label] = entry["median_s"] / fast
     if reference is not None and not row["agreement"] and workload.truth_agreement:
-        try:
-            row["agreement"]["truth"] = workload.truth_agreement(reference, data).as_dict()
-        except Exception as exc:  # noqa: BLE001
-            row["agreement"]["truth"] = _failed(exc)
+        row["agreement"]["truth"] = run_check(
+            lambda result: workload.truth_agreement(result, data), reference).as_dict()
     if fast and workload.distance_shape is not None:
         row["roofline"] = _roofline(workload.distance_shape(data), workload.dtype, fast)
     row["status"] = "error" if "error" in row["impls"]["fastdr"] else "ok"
@@ -96,12 +89,8 @@ def _roofline(shape, dtype, fast_s):
 
 
 def _scaling(workload, settings, speed_rows):
-    """Time against m and against d for fastdr and each anchor; fitted log-log slopes.
-
-    Points are visited from small to large, each a cold call plus ``scaling_repeats`` timed
-    calls; an implementation that has spent ``scaling_budget_s`` on this workload skips its
-    remaining points (with a note).
-    """
+    """Time against m and against d, small to large, for each implementation until it has
+    spent ``scaling_budget_s`` on this workload; fitted log-log slopes."""
     grid = workload.grids[settings.name]
     known = {} if grid.headline_kind else {
         (row["m"], row["d"]): {label: e.get("median_s") for label, e in row["impls"].items()}
@@ -132,8 +121,7 @@ def _scaling(workload, settings, speed_rows):
                                                 f"{error_text(exc)}")
                         continue
                     known[(m, d)][impl.label] = found.median
-                    spent[impl.label] = spent.get(impl.label, 0.0) + found.cold_s + sum(
-                        found.times)
+                    spent[impl.label] = spent.get(impl.label, 0) + found.cold_s + sum(found.times)
             for label, seconds in known[(m, d)].items():
                 if seconds:
                     entry = series.setdefault(label, {"x": [], "seconds": []})
@@ -214,7 +202,7 @@ def _plan(settings, only):
 
 
 def build_report(profile=None, out="report", *, only=None, progress=True):
-    """Run every step of one profile and write ``report.md``, PNG figures and JSON to ``out``.
+    """Run one profile and write ``report.md``, PNG figures and ``results.json`` to ``out``.
 
     Parameters
     ----------
@@ -223,7 +211,7 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
     out : str or Path
         Output directory (created).
     only : collection of str or None
-        Restrict the speed, memory and compile sections to these workload names.
+        Workload names to measure (default: all).
     progress : bool
         Show a tqdm progress bar over the steps.
 
@@ -237,15 +225,13 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
     settings = resolve_profile(profile)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    for pattern in plots.FIGURE_PATTERNS:  # stale figures of an earlier run would mislead
-        for stale in out.glob(pattern):
-            stale.unlink()
+    for stale in [p for pattern in plots.FIGURE_PATTERNS for p in out.glob(pattern)]:
+        stale.unlink()  # an earlier run's figures would mislead
     started = time.perf_counter()
-    results = {"profile": settings.name,
-               "created": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               "host": platform.node(), "machine": {}, "speed": [], "scaling": [],
-               "memory": [], "compile": [], "embeddings": [], "experiments": {}, "notes": [],
-               "figures": [], "step_seconds": {}}
+    results = {key: {} if key in ("machine", "experiments", "step_seconds") else []
+               for key in RESULT_KEYS}
+    results.update(profile=settings.name, host=platform.node(),
+                   created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     steps = _plan(settings, set(only) if only else None)
     steps.append(("figures", lambda r: r["figures"].extend(plots.draw_all(r, out))))
     bar = tqdm(total=len(steps), disable=not progress, unit="step", dynamic_ncols=True)
