@@ -1,9 +1,5 @@
-"""Every workload of the registry under pytest-benchmark, timed by :func:`bench.engine.measure`.
-
-The cold call is recorded as ``cold_s`` and kept out of the rounds. An anchor's answer is checked
-against fastdr's on the same input (fastdr runs first at each size) before its rounds are timed;
-a disagreement fails the benchmark, so a fast wrong answer cannot pass.
-"""
+"""Every workload under pytest-benchmark, timed by :func:`bench.engine.measure`: the cold call
+is ``cold_s``, kept out of the rounds; an anchor that disagrees with fastdr fails."""
 
 import numpy as np
 import pytest
