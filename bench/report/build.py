@@ -28,7 +28,7 @@ def _speed_row(workload, m, d, settings):
     data = workload.data(m, d, profile=settings.name, headline=True)
     row = {"workload": workload.name, "area": workload.area, "title": workload.title,
            "m": data.m, "d": data.d, "dtype": workload.dtype,
-           "threads": numba.get_num_threads(), "impls": {}, "ratios": {}, "agreement": {},
+           "threads": numba.get_num_threads(), "impls": {}, "agreement": {},
            "notes": list(workload.notes)}
     repeats = {"min_repeats": settings.min_repeats, "max_repeats": settings.max_repeats,
                "budget_s": settings.budget_s, "cap_s": settings.cap_s}
@@ -39,10 +39,8 @@ def _speed_row(workload, m, d, settings):
             row["impls"][impl.label] = {"call": impl.call, "skipped": reason}
             continue
         fast = impl.label == "fastdr"
-        check = None
-        if not fast and reference is not None:
-            def check(result, reference=reference):
-                return workload.agreement(reference, result, data)
+        check = None if fast or reference is None else (
+            lambda result, ref=reference: workload.agreement(ref, result, data))
         try:
             found, result = measure(impl, data, check=check, keep_result=fast, **repeats)
         except Exception as exc:  # noqa: BLE001 - a failing method is reported, not fatal
@@ -54,9 +52,9 @@ def _speed_row(workload, m, d, settings):
         elif found.agreement is not None:
             row["agreement"][impl.label] = found.agreement.as_dict()
     fast = row["impls"]["fastdr"].get("median_s")
-    for label, entry in row["impls"].items():
-        if label != "fastdr" and fast and entry.get("median_s"):
-            row["ratios"][label] = entry["median_s"] / fast
+    anchors = {label: e["median_s"] for label, e in row["impls"].items()
+               if label != "fastdr" and "median_s" in e}
+    row["ratios"] = {label: s / fast for label, s in anchors.items() if fast and s}
     if reference is not None and not row["agreement"] and workload.truth_agreement:
         row["agreement"]["truth"] = run_check(
             lambda result: workload.truth_agreement(result, data), reference).as_dict()
@@ -67,8 +65,6 @@ def _speed_row(workload, m, d, settings):
     if target is not None:
         key = target.anchor if target.anchor in row["agreement"] else next(
             iter(row["agreement"]), None)
-        anchors = {label: e["median_s"] for label, e in row["impls"].items()
-                   if label != "fastdr" and "median_s" in e}
         row["target"] = {"text": target.text, "where": target.where(),
                          "status": target.status(row["m"], row["d"], fast, anchors,
                                                  row["agreement"][key]["ok"] if key else None)}
@@ -157,10 +153,10 @@ def _memory(workload, settings, results):
         results["memory"].append(entry)
 
 
-def _compile(workload, results):
+def _compile(workload):
     m, d = workload.grids["smoke"].headline
-    results["compile"].append({"workload": workload.name, "title": workload.title, "m": m,
-                               "d": d, **fresh.measure_cold(workload.name, m, d)})
+    return {"workload": workload.name, "title": workload.title, "m": m, "d": d,
+            **fresh.measure_cold(workload.name, m, d)}
 
 
 def _speed_step(workload, settings):
@@ -185,7 +181,8 @@ def _plan(settings, only):
     available = [w for w in selected if w.available()[0]]
     steps = [("machine", lambda r: r.update(machine=machine_info()))]
     # Compile time first: each cold run's kernels then seed this process's numba cache.
-    steps += [(f"compile {w.name}", lambda r, w=w: _compile(w, r)) for w in available
+    steps += [(f"compile {w.name}", lambda r, w=w: r["compile"].append(_compile(w)))
+              for w in available
               if settings.compile_only is None or w.name in settings.compile_only]
     steps += [(f"speed+scaling {w.name}", _speed_step(w, settings)) for w in selected]
     mxm = [w for w in available if w.mxm]
@@ -194,10 +191,10 @@ def _plan(settings, only):
     steps += [(f"embeddings {kind}", lambda r, k=kind: r["embeddings"].append(
         embeddings.compute_embeddings(k, settings.embedding_m)))
         for kind in settings.embedding_kinds]
-    steps.append(("experiment 1-NN vs Bayes", lambda r: r["experiments"].update(
-        nn_vs_bayes=experiments.nn_vs_bayes(settings))))
-    steps.append(("experiment distance concentration", lambda r: r["experiments"].update(
-        distance_concentration=experiments.distance_concentration(settings))))
+    steps += [(f"experiment {label}", lambda r, key=key: r["experiments"].update(
+        {key: getattr(experiments, key)(settings)}))
+        for label, key in (("1-NN vs Bayes", "nn_vs_bayes"),
+                           ("distance concentration", "distance_concentration"))]
     return steps
 
 
@@ -254,17 +251,9 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
             "not installed here (its separate environment is not used unless an MMC row runs)")
     for entry in results["embeddings"]:  # arrays are in the figures, not the JSON
         entry.pop("colour", None)
-        for method in entry["methods"]:
-            method.pop("fastdr", None)
-            method.pop("anchor", None)
-    (out / "results.json").write_text(json.dumps(results, indent=1, default=_json_default))
+        entry["methods"] = [{k: v for k, v in method.items() if k not in ("fastdr", "anchor")}
+                            for method in entry["methods"]]
+    (out / "results.json").write_text(json.dumps(  # numpy scalars and arrays: tolist()
+        results, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)))
     write_markdown(results, out / "report.md")
     return results
-
-
-def _json_default(value):
-    import numpy as np
-
-    if isinstance(value, np.generic):
-        return value.item()
-    return value.tolist() if isinstance(value, np.ndarray) else str(value)

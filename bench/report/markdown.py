@@ -5,51 +5,47 @@ import math
 # Every explanation the report prints, in one place.
 TEXT = {
     "intro": "How to read it: every timing is a median after a warm-up call, fastdr and its "
-    "anchors back to back on the same input, so compare the **speed-up column** (a ratio within "
-    "one run), not seconds across machines or runs. A row whose answer disagrees with its "
-    "anchor is marked **WRONG**.",
+    "anchors back to back on the same input: compare the **speed-up column** (a ratio within "
+    "one run), not seconds across runs. An answer that disagrees with its anchor is **WRONG**.",
     "load": "**Warning**: the 1-minute load average exceeded the {cores} cores during this "
-    "run: other processes competed for the CPU, so timings (fastdr's multi-threaded kernels "
-    "most of all) are noisy. Ratios within the run are still the fairest comparison; rerun on "
-    "an idle machine to quote them.",
+    "run, so timings (of fastdr's multi-threaded kernels most of all) are noisy. Ratios within "
+    "the run are still the fairest comparison; rerun on an idle machine to quote them.",
     "speed": "Median of several timed calls after one warm-up call (which absorbs JIT "
     "compilation). **speed-up = anchor median / fastdr median** (above 1: fastdr is faster). "
     "The agreement column compares fastdr's answer with that anchor's: a fast wrong answer "
     "shows as **WRONG** and fails its target.",
-    "small": "This is the `{profile}` profile: its sizes are smaller than those of the "
-    "BENCHMARKS.md targets, so the target column gives the target **at full size**, the status "
-    "says `n/a` where the sizes differ, and the speed-up is the ratio at this size. Run "
-    "`python -m bench.report --profile full` to judge the targets.",
+    "small": "This is the `{profile}` profile, smaller than the BENCHMARKS.md targets: the "
+    "target column gives the target **at full size**, the status is `n/a` where sizes differ, "
+    "the speed-up is the ratio at this size. `python -m bench.report --profile full` judges "
+    "the targets.",
     "roofline": "**GEMM roofline** (distance-bound rows: pairwise distances, brute-force k-NN, "
     "the classifier's predict, kernel PCA's kernel step): the distance step's 2 x queries x "
     "keys x d flops over fastdr's whole call, in GFLOP/s, against `np.dot` of the same (queries,"
     " d) x (d, keys) shape and dtype in this run (median of 3 after a cold call; in row blocks "
-    "into one reused buffer above 1 GiB). The percentage is GEMM time / fastdr time: 100% means "
-    "fastdr runs as fast as the bare product, norms, selection and eigensolver included. The "
-    "flops are nominal: a call that computes one triangle (the self-query k-NN may) can pass "
-    "100%.",
+    "above 1 GiB of output). The percentage is GEMM time / fastdr time: at 100% fastdr runs as "
+    "fast as the bare product, norms, selection and eigensolver included. The flops are "
+    "nominal: a call that computes one triangle (the self-query k-NN may) can pass 100%.",
     "scaling": "Median time against m (at fixed d) and against d (at fixed m), log-log, with "
-    "the least-squares slope: a slope change between runs is a change in complexity, not just "
-    "in constants.",
-    "memory": "Peak resident set size (RSS) of one call, each implementation in its own fresh "
-    "process after a warm-up on 100 points (imports and JIT compilation not counted). *peak* is "
-    "the high-water mark during the call (VmHWM, reset before it), *increase* the peak above "
-    "the RSS just before it. The fastdr process carries numba, LLVM and its kernels (baselines "
-    "in results.json), which dominates the peak ratio at small m; the increase ratio shows what "
-    "the method itself allocates. BENCHMARKS.md's memory target is judged on the peak.",
+    "the least-squares slope: a slope change between runs is a change in complexity.",
+    "memory": "Peak resident set size (RSS) of one call, each implementation in a fresh process "
+    "after a warm-up on 100 points (imports and compilation not counted). *peak* is the "
+    "high-water mark during the call (VmHWM, reset before it), *increase* the peak above the "
+    "RSS just before it. fastdr's process carries numba, LLVM and its kernels (baselines in "
+    "results.json), which dominates the peak ratio at small m; the increase ratio shows what "
+    "the method allocates. BENCHMARKS.md's memory target is judged on the peak.",
     "compile": "Each method in a fresh process with an empty `NUMBA_CACHE_DIR`, on a small "
-    "input. *first call* includes JIT compilation of every kernel it uses, *second call* is "
-    "warm; the difference is the compile time. *import* is `import fastdr` plus loading the "
-    "modules behind the method's public names (numba included); it must compile nothing.",
-    "compile_quick": "The quick profile measures three methods (each cold start compiles from "
-    "nothing, 5 to 40 s on 2 cores); the full profile measures every method.",
-    "embeddings": "Each method's 2-D embedding, fastdr on top and the anchor below (with the "
-    "Procrustes disparity between the two), coloured by the position along the manifold. LDA, "
-    "NCA and MMC use six classes cut from that position.",
+    "input: *first call* includes JIT compilation, *second call* is warm, the difference is the "
+    "compile time. *import* is `import fastdr` plus the modules behind the method's public "
+    "names (numba included); it must compile nothing.",
+    "compile_quick": "The quick profile measures three methods (each compiles from nothing, "
+    "5 to 40 s on 2 cores); the full profile measures every method.",
+    "embeddings": "Each method's 2-D embedding, fastdr on top and the anchor below (with their "
+    "Procrustes disparity), coloured by the position along the manifold. LDA, NCA and MMC use "
+    "six classes cut from that position.",
     "bayes": "Two {dimension}-D unit Gaussians with equal priors and Bayes error R* = "
     "{bayes_error}; 1-NN (fastdr) test error on {n_test:,} test points, mean of {repeats} draws "
-    "per size. Cover and Hart: the limit lies between R* and 2R*(1-R*) (below twice the Bayes "
-    "error); the exact limit E[2 eta(1-eta)] is drawn too.",
+    "per size. Cover and Hart: the limit lies between R* and 2R*(1-R*); the exact limit "
+    "E[2 eta(1-eta)] is drawn too.",
     "curse": "{queries} uniform queries against {m:,} uniform points in [0,1]^d "
     "(fastdr.pairwise_distances): the nearest neighbour is barely nearer than the farthest "
     "once d is large.",

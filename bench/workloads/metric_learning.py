@@ -9,8 +9,6 @@ from .. import agreement, external
 from ._base import Grid, Impl, Target, Workload, estimator
 
 NCA_ITERATIONS = 50
-
-
 _NCA = {"init": "identity", "max_iter": NCA_ITERATIONS, "random_state": 0}
 
 
@@ -47,7 +45,7 @@ def _metric_learn_available():
 
 
 def _mmc_metric_learn_prepare(data):
-    """In-process: nothing. Else load the data into the worker (not timed)."""
+    """Load the data into the worker (untimed), unless metric-learn runs here."""
     if _metric_learn_here():
         return None
     worker, _ = external.worker()
