@@ -34,14 +34,10 @@ def _metric_learn_here():
 
 
 def _metric_learn_available():
-    if _metric_learn_here():
-        return True, ""
-    worker, reason = external.worker()
-    if worker is None:
-        return False, (f"skipped: metric-learn is not installed here and {reason} "
-                       "(metric-learn 0.7 needs scikit-learn < 1.8; the recorded anchor time "
-                       "in BENCHMARKS.md is 8.3 s on digits)")
-    return True, ""
+    worker, reason = (True, "") if _metric_learn_here() else external.worker()
+    return (True, "") if worker is not None else (
+        False, f"skipped: metric-learn is not installed here and {reason} (metric-learn 0.7 "
+        "needs scikit-learn < 1.8; the recorded anchor time in BENCHMARKS.md is 8.3 s on digits)")
 
 
 def _mmc_metric_learn_prepare(data):
