@@ -30,10 +30,8 @@ def _version(module):
 
 
 def _blas():
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        return "unknown (threadpoolctl not installed)"
+    from threadpoolctl import threadpool_info  # a scikit-learn dependency
+
     parts = [f"{p.get('internal_api', p.get('user_api', '?'))} {p.get('version') or ''} "
              f"({p.get('num_threads')} threads)".replace("  ", " ") for p in threadpool_info()]
     return "; ".join(dict.fromkeys(parts)) or "none found"
