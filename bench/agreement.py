@@ -1,7 +1,5 @@
-"""How close fastdr's answer is to the anchor's: one number per workload, and whether it is ok.
-
-A fast wrong answer must show as wrong, so every speed row carries one of these.
-"""
+"""How close fastdr's answer is to the anchor's: one figure per speed row, so that a fast wrong
+answer shows as wrong."""
 
 import re
 from dataclasses import dataclass
@@ -11,9 +9,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Agreement:
-    """One agreement figure: ``metric`` (what was measured), its ``value``, whether it is
-    within the workload's tolerance (``ok``) and a short ``detail`` (the tolerance, a second
-    figure)."""
+    """``metric``, its ``value``, whether within tolerance (``ok``), and a ``detail``."""
 
     metric: str
     value: float
@@ -26,14 +22,13 @@ class Agreement:
 
 
 def error_text(exc, limit=300):
-    """``"TypeName: message"`` on one line, at most ``limit`` characters, without numba's
-    terminal colour codes."""
+    """``"TypeName: message"`` on one line, at most ``limit`` characters, no colour codes."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(exc).__name__}: {exc}")
     return " ".join(text.split())[:limit]
 
 
-def _pair(A, B, what):
-    A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
+def _pair(A, B, what, dtype=np.float64):
+    A, B = np.asarray(A, dtype=dtype), np.asarray(B, dtype=dtype)
     if A.shape != B.shape:
         return None, None, Agreement(what, float("nan"), False,
                                      f"shapes differ: {A.shape} vs {B.shape}")
@@ -79,17 +74,12 @@ def dense_vs_anchor(tol):
 
 
 def index_agreement(fast, anchor, dist_tol):
-    """k-NN agreement: the mean share of each query's neighbour set found by both.
-
-    ``fast`` and ``anchor`` are ``(distances, indices)`` pairs. Neighbour sets may differ
-    legitimately at tied distances, so the result is ok when the sets agree to 0.999, or when
-    the sorted neighbour distances agree to ``dist_tol`` (relative).
-    """
-    (fast_dist, fast_ind), (anchor_dist, anchor_ind) = (map(np.asarray, fast),
-                                                        map(np.asarray, anchor))
-    if fast_ind.shape != anchor_ind.shape:
-        return Agreement("index agreement", float("nan"), False,
-                         f"shapes differ: {fast_ind.shape} vs {anchor_ind.shape}")
+    """Mean share of each query's neighbours found by both ``(distances, indices)`` results;
+    ok at 0.999, or when the sorted distances agree to ``dist_tol`` (ties may differ)."""
+    fast_ind, anchor_ind, bad = _pair(fast[1], anchor[1], "index agreement", None)
+    if bad is not None:
+        return bad
+    fast_dist, anchor_dist = np.asarray(fast[0]), np.asarray(anchor[0])
     shared = sum((fast_ind[:, [j]] == anchor_ind).any(axis=1) for j in range(fast_ind.shape[1]))
     value = float(np.mean(shared) / fast_ind.shape[1])
     scale = float(np.abs(anchor_dist).max()) or 1.0
@@ -106,22 +96,17 @@ def knn_vs_anchor(dist_tol):
 
 def prediction_rate(fast, anchor, min_rate=0.999):
     """Share of identical predictions."""
-    fast, anchor = np.asarray(fast), np.asarray(anchor)
-    if fast.shape != anchor.shape:
-        return Agreement("identical predictions", float("nan"), False,
-                         f"shapes differ: {fast.shape} vs {anchor.shape}")
+    fast, anchor, bad = _pair(fast, anchor, "identical predictions", None)
+    if bad is not None:
+        return bad
     value = float(np.mean(fast == anchor))
     return Agreement("identical predictions", value, value >= min_rate,
                      f"ok if >= {min_rate:g}")
 
 
 def nca_objective(X, y, components, block=512):
-    """NCA's objective: the expected share of points the stochastic 1-NN rule classifies right.
-
-    ``(1/m) sum_i sum_{j in C_i} p_ij`` with ``p_ij`` the softmax of ``-||L x_i - L x_j||^2``
-    over ``j != i``: the textbook's objective divided by m. Computed blockwise in NumPy,
-    independently of both implementations; higher is better.
-    """
+    """NCA's objective over m: the expected share of points the stochastic 1-NN rule gets
+    right, ``(1/m) sum_i sum_{j in C_i} p_ij`` (higher is better), blockwise in NumPy."""
     Z = np.asarray(X, dtype=np.float64) @ np.asarray(components, dtype=np.float64).T
     y = np.asarray(y)
     sq = (Z * Z).sum(axis=1)
@@ -149,11 +134,8 @@ def mmc_constraints(y, n_pairs=2000, seed=0):
 
 
 def mmc_objective(X, M, must, cannot):
-    """MMC's objective made scale-free: ``sum_S d_M^2 / (sum_D d_M)^2`` (lower is better).
-
-    Xing et al. minimise ``sum_S d_M^2`` subject to ``sum_D d_M >= 1``; scaling M by c scales
-    both sides alike, so this ratio is the objective at the feasible scale of M.
-    """
+    """MMC's objective at the feasible scale of M: ``sum_S d_M^2 / (sum_D d_M)^2`` (lower is
+    better; Xing et al. minimise ``sum_S d_M^2`` subject to ``sum_D d_M >= 1``)."""
     X, M = np.asarray(X, dtype=np.float64), np.asarray(M, dtype=np.float64)
 
     def sq_dist(pairs):
@@ -165,8 +147,7 @@ def mmc_objective(X, M, must, cannot):
 
 
 def knn_accuracy(X, y, components, n_neighbors=5, folds=5):
-    """Mean 5-fold cross-validated accuracy of scikit-learn's k-NN on ``X components^T``, on
-    fixed (stratified, unshuffled) folds, so two metrics are compared on the same splits."""
+    """Mean accuracy of scikit-learn's k-NN on ``X components^T`` over fixed folds."""
     from sklearn.model_selection import cross_val_score
     from sklearn.neighbors import KNeighborsClassifier
 

@@ -1,10 +1,5 @@
-"""pytest-benchmark set-up: the ``--profile`` option and the parametrisation.
-
-``pytest bench --profile smoke|quick|full`` (or ``FASTDR_BENCH_PROFILE``; default ``quick``).
-``bench/test_bench.py`` runs once per workload of the registry, (m, d) of the profile's grid and
-implementation (fastdr first at each size, then its anchors), with the id
-``<workload>-m<m>-d<d>-<implementation>``.
-"""
+"""pytest-benchmark set-up: ``--profile`` and one test per workload, (m, d) and implementation
+(fastdr first at each size), with the id ``<workload>-m<m>-d<d>-<implementation>``."""
 
 import pytest
 

@@ -1,8 +1,5 @@
-"""Built-in benchmark data: random Gaussians, Gaussian classes, swiss roll, S-curve, digits.
-
-Nothing is downloaded: the manifolds come from scikit-learn's generators and the digits ship
-with scikit-learn. Every generator is seeded, so fastdr and the anchors see the same arrays.
-"""
+"""Seeded benchmark data, nothing downloaded: Gaussians, Gaussian classes, swiss roll,
+S-curve (scikit-learn's generators), the digits (shipped with scikit-learn)."""
 
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -12,22 +9,8 @@ import numpy as np
 
 @dataclass
 class Data:
-    """One benchmark input.
-
-    Attributes
-    ----------
-    X : ndarray of shape (m, d)
-    y : ndarray of shape (m,) or None
-        Class labels, for supervised workloads.
-    X_query : ndarray or None
-        Separate query points (classifier predict).
-    truth : ndarray of shape (m, 2) or None
-        The manifold's own 2-D coordinates (arc length, height) for roll-type data.
-    colour : ndarray of shape (m,) or None
-        Position along the roll, for the embedding pictures.
-    extra : dict
-        Anything else a workload prepares once (a neighbour graph, a metric matrix).
-    """
+    """One benchmark input: ``X``, class labels ``y``, query points ``X_query``, a roll's own
+    2-D coordinates ``truth`` and position ``colour``, and ``extra`` a workload adds once."""
 
     X: np.ndarray
     y: np.ndarray = None
@@ -62,22 +45,9 @@ def swiss_roll_arclength(t):
 
 @lru_cache(maxsize=6)
 def make_data(kind, m, d, dtype="float64", seed=0):
-    """Build (and cache) one benchmark input.
-
-    Parameters
-    ----------
-    kind : str
-        ``gauss`` (standard normal), ``aniso`` (column j has variance 1/(j+1)),
-        ``blobs5`` / ``blobs10`` (Gaussian classes, with ``m``
-        extra query points), ``swiss``, ``s_curve``, ``digits`` (m and d ignored), ``uniform``.
-    m, d : int
-    dtype : str
-    seed : int
-
-    Returns
-    -------
-    Data
-    """
+    """Build (and cache) one :class:`Data` of ``kind``: ``gauss``, ``aniso`` (column j with
+    variance 1/(j+1)), ``uniform``, ``blobs5``/``blobs10`` (Gaussian classes, m queries too),
+    ``swiss``, ``s_curve`` or ``digits`` (at most its 1797 x 64)."""
     rng = np.random.default_rng(seed)
     if kind == "gauss":
         return Data(rng.standard_normal((m, d)).astype(dtype))

@@ -1,15 +1,6 @@
-"""The one measuring engine of ``bench/``, used by both runners.
-
-The pytest-benchmark suite (``bench/test_bench.py``) and the report (``python -m bench.report``)
-time a call the same way: a cold first call timed on its own (it includes JIT compilation unless
-the numba disk cache serves the kernels), the agreement check on that call's result *before*
-any repeat is timed, then repeats and their median, and the peak RSS of the repeats on request.
-The suite hands the repeats to pytest-benchmark (``rounds_runner``); the report repeats in
-:func:`measure` itself until enough calls or its time budget are spent.
-
-It also times the GEMM of a distance step's shape (:func:`gemm_seconds`), the roofline of the
-report's distance-bound rows.
-"""
+"""The one measuring engine of ``bench/``: untimed setup, a cold call, the agreement check of its
+result, then repeats and their median (and the repeats' peak RSS on request). The
+pytest-benchmark suite hands the repeats to pytest-benchmark; the report repeats here."""
 
 import gc
 import math
@@ -41,30 +32,27 @@ class Measurement:
 
 def measure(impl, data, *, min_repeats, max_repeats, budget_s=0.0, cap_s=math.inf, check=None,
             stop_on_disagreement=False, rss=False, keep_result=False, rounds_runner=None):
-    """Time ``impl`` on ``data``: cold call, agreement check, repeats.
+    """Time ``impl`` on ``data``: ``impl.prepare(data)`` untimed, a cold call, the check, repeats.
 
     Parameters
     ----------
     impl : bench.workloads.Impl
-        Its ``prepare(data)`` (not timed) runs first, then ``run(data, state)`` is timed.
     data : bench.data.Data
     min_repeats, max_repeats : int
-        Timed calls after the cold one. Repeating stops after ``min_repeats`` once the repeats
-        add up to ``budget_s``, and after one repeat once cold call and repeats add up to
-        ``cap_s`` (one slow method cannot eat a profile's time).
+        Timed calls after the cold one: at least ``min_repeats`` unless cold call and repeats
+        reach ``cap_s`` (then one), more while they sum to less than ``budget_s``.
     budget_s, cap_s : float
     check : callable or None
-        ``check(result) -> Agreement``, run on the cold call's result before any repeat; an
-        exception in it becomes a failed agreement naming the error.
+        ``check(result) -> Agreement`` on the cold result; an exception is a failed agreement.
     stop_on_disagreement : bool
-        Time no repeat when the check fails (the suite, which then fails the benchmark).
+        Time no repeat when the check fails.
     rss : bool
-        Record the peak RSS of the repeats (``peak_rss_bytes``, ``rss_increase_bytes``).
+        Record the repeats' peak RSS (``peak_rss_bytes``, ``rss_increase_bytes``).
     keep_result : bool
-        Return the cold call's result (the reference the anchors are checked against).
+        Return the cold call's result.
     rounds_runner : callable or None
-        ``rounds_runner(call, rounds) -> list of seconds`` runs the repeats instead (the suite
-        passes pytest-benchmark's ``pedantic``); ``rounds`` is :func:`planned_rounds`.
+        ``rounds_runner(call, rounds) -> seconds`` runs the repeats (pytest-benchmark's
+        ``pedantic``), with ``rounds`` from :func:`planned_rounds`.
 
     Returns
     -------
@@ -80,7 +68,7 @@ def measure(impl, data, *, min_repeats, max_repeats, budget_s=0.0, cap_s=math.in
     start = time.perf_counter()
     result = call()
     cold = time.perf_counter() - start
-    agreement = _checked(check, result) if check is not None else None
+    agreement = run_check(check, result) if check is not None else None
     kept = result if keep_result else None
     del result
     with StepPeak() if rss else nullcontext() as peak:
@@ -89,7 +77,14 @@ def measure(impl, data, *, min_repeats, max_repeats, budget_s=0.0, cap_s=math.in
         elif rounds_runner is not None:
             times = list(rounds_runner(call, planned_rounds(cold, max_repeats, cap_s)))
         else:
-            times = _repeat(call, cold, min_repeats, max_repeats, budget_s, cap_s)
+            times = []
+            while len(times) < max_repeats and not (
+                    (len(times) >= min_repeats and sum(times) >= budget_s)
+                    or (times and cold + sum(times) >= cap_s)):
+                gc.collect()
+                start = time.perf_counter()
+                call()
+                times.append(time.perf_counter() - start)
     found = Measurement(cold, times, agreement)
     if rss:
         found.rss = {"peak_rss_bytes": peak.peak, "rss_increase_bytes": peak.increase,
@@ -98,25 +93,12 @@ def measure(impl, data, *, min_repeats, max_repeats, budget_s=0.0, cap_s=math.in
 
 
 def planned_rounds(cold_s, max_repeats, cap_s):
-    """Repeats fixed in advance: ``max_repeats``, fewer (at least one) where ``cap_s`` binds."""
+    """``max_repeats``, fewer (at least one) where ``rounds x cold_s`` would pass ``cap_s``."""
     return max(1, int(min(max_repeats, cap_s / max(cold_s, 1e-9))))
 
 
-def _repeat(call, cold, min_repeats, max_repeats, budget_s, cap_s):
-    times = []
-    while len(times) < max_repeats:
-        spent = sum(times)
-        if (len(times) >= min_repeats and spent >= budget_s) or (times and cold + spent
-                                                                  >= cap_s):
-            break
-        gc.collect()
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return times
-
-
-def _checked(check, result):
+def run_check(check, result):
+    """``check(result)``; an exception in it is a failed Agreement naming the error."""
     from .agreement import Agreement, error_text
 
     try:
@@ -126,10 +108,9 @@ def _checked(check, result):
 
 
 def gemm_seconds(m, n, d, dtype, *, repeats=3, max_out_bytes=2**30):
-    """Median time of ``np.dot`` of an (m, d) by a (d, n) matrix in ``dtype``, after a cold call.
+    """Median time of ``np.dot`` of an (m, d) by a (d, n) matrix, after a cold call.
 
-    Up to ``max_out_bytes`` the product is one call; above it, row blocks of A are multiplied
-    into one reused output block (same flops, without a product that would not fit in memory).
+    Above ``max_out_bytes`` of output, row blocks of A go into one reused output block.
 
     Returns
     -------
@@ -169,12 +150,10 @@ def fit_loglog_slope(sizes, seconds):
 
 
 class StepPeak:
-    """Context manager: ``baseline`` RSS before the step and ``peak`` RSS during it (bytes).
+    """Context manager: RSS ``baseline`` before and ``peak`` during the step, in bytes.
 
-    tracemalloc does not see numba's allocations, so this is resident set size. On Linux the
-    high-water mark is reset by writing ``5`` to ``/proc/self/clear_refs`` and read from
-    ``VmHWM`` (``method="VmHWM"``); elsewhere a thread samples RSS every 5 ms (``"sampled"``,
-    which can miss short peaks).
+    numba's allocations escape tracemalloc, hence RSS: on Linux the high-water mark ``VmHWM``
+    after resetting it, elsewhere a 5 ms sampling thread (``method="sampled"``).
     """
 
     def __enter__(self):
@@ -203,12 +182,8 @@ class StepPeak:
             self._stop.set()
             self._thread.join()
             self.peak = max(self._samples + [_rss()])
+        self.increase = max(0, self.peak - self.baseline)
         return False
-
-    @property
-    def increase(self):
-        """Peak above the baseline, in bytes."""
-        return max(0, self.peak - self.baseline)
 
 
 def _rss():

@@ -1,18 +1,10 @@
 """metric-learn, the MMC anchor, from a separate Python environment.
 
-metric-learn 0.7 needs scikit-learn < 1.8 while the report compares against a newer
-scikit-learn, so when ``metric_learn`` cannot be imported here the anchor runs in a worker
-process (:mod:`bench.metric_learn_worker`) under another interpreter:
-
-* ``$FASTDR_METRIC_LEARN_PYTHON``, if set: a Python that can import metric_learn (``off``
-  disables the separate environment);
-* else the environment this module creates on request, ``$FASTDR_CACHE_DIR`` (default
-  ``~/.cache/fastdr``) ``/metric-learn-0.7``, with ``pip install "scikit-learn<1.8"
-  metric-learn==0.7.0`` (about a minute, once; ``python -m bench.report`` does it unless
-  given ``--metric-learn-env off``).
-
-The worker receives each input once, before timing, and the timed call is one round trip
-of a few hundred bytes around the fit, so the anchor is timed as if it ran here.
+metric-learn 0.7 needs scikit-learn < 1.8, so when ``metric_learn`` does not import here the
+anchor runs in :mod:`bench.metric_learn_worker` under ``$FASTDR_METRIC_LEARN_PYTHON`` (``off``
+disables it) or under the environment :func:`create_env` makes in ``$FASTDR_CACHE_DIR``
+(default ``~/.cache/fastdr``) ``/metric-learn-0.7``. The worker gets each input before timing;
+the timed call is one small round trip around the fit.
 """
 
 import atexit
@@ -23,9 +15,10 @@ import sys
 import threading
 from pathlib import Path
 
+from .metric_learn_worker import read_message, write_message
+
 PYTHON_ENV = "FASTDR_METRIC_LEARN_PYTHON"
 REQUIREMENTS = ("scikit-learn<1.8", "metric-learn==0.7.0")
-_WORKER_FILE = Path(__file__).with_name("metric_learn_worker.py")
 _LOCK = threading.Lock()
 _STATE = {"worker": None, "reason": None, "checked": False}
 
@@ -37,36 +30,32 @@ def venv_dir():
 
 
 def _venv_python(root):
-    scripts = "Scripts" if os.name == "nt" else "bin"
-    return root / scripts / ("python.exe" if os.name == "nt" else "python")
+    return root / "Scripts" / "python.exe" if os.name == "nt" else root / "bin" / "python"
 
 
 def _clean_env(pythonpath=None):
-    """This environment without ``PYTHONPATH``: the other Python must not see our packages."""
+    """This environment without our ``PYTHONPATH`` (the other Python must not see it)."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    if pythonpath:
-        env["PYTHONPATH"] = str(pythonpath)
-    return env
+    return {**env, "PYTHONPATH": str(pythonpath)} if pythonpath else env
 
 
 def _works(python):
     try:
-        done = subprocess.run([str(python), "-c", "import metric_learn"], capture_output=True,
-                              timeout=120, env=_clean_env())
+        return subprocess.run([str(python), "-c", "import metric_learn"], capture_output=True,
+                              timeout=120, env=_clean_env()).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
-    return done.returncode == 0
 
 
 def create_env(log=sys.stderr):
-    """Create the separate environment; return its Python, or raise RuntimeError."""
+    """Create the separate environment (about a minute, once); return its Python or raise
+    RuntimeError."""
     root = venv_dir()
     python = _venv_python(root)
     print(f"creating a Python environment for metric-learn in {root} (once; about a minute)",
           file=log, flush=True)
-    steps = ([sys.executable, "-m", "venv", str(root)],
-             [str(python), "-m", "pip", "install", "--quiet", *REQUIREMENTS])
-    for step in steps:
+    for step in ([sys.executable, "-m", "venv", str(root)],
+                 [str(python), "-m", "pip", "install", "--quiet", *REQUIREMENTS]):
         done = subprocess.run(step, capture_output=True, text=True, env=_clean_env())
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(step[:4])} ... failed: "
@@ -77,25 +66,14 @@ def create_env(log=sys.stderr):
 
 
 def find_python(create=False):
-    """A Python that imports metric_learn, or ``(None, reason)``.
-
-    Parameters
-    ----------
-    create : bool
-        Create the environment when it is missing.
-
-    Returns
-    -------
-    python : str or None
-    reason : str
-    """
+    """``(python, "")`` for a Python that imports metric_learn, else ``(None, reason)``;
+    ``create`` makes the environment when it is missing."""
     given = os.environ.get(PYTHON_ENV)
     if given == "off":
         return None, f"${PYTHON_ENV}=off (the separate environment is not used)"
     if given:
-        if _works(given):
-            return given, ""
-        return None, f"${PYTHON_ENV}={given} cannot import metric_learn"
+        return (given, "") if _works(given) else (
+            None, f"${PYTHON_ENV}={given} cannot import metric_learn")
     python = _venv_python(venv_dir())
     if python.exists() and _works(python):
         return str(python), ""
@@ -109,38 +87,27 @@ def find_python(create=False):
 
 
 class Worker:
-    """A running :mod:`bench.metric_learn_worker` under another Python.
-
-    Parameters
-    ----------
-    python : str
-        The interpreter (one that imports metric_learn).
-    pythonpath : str or None
-        ``PYTHONPATH`` for the worker (tests point it at a stand-in metric_learn); the
-        caller's own ``PYTHONPATH`` is never passed on.
-    """
+    """A running :mod:`bench.metric_learn_worker` under ``python``, with ``PYTHONPATH`` set
+    to ``pythonpath`` only (tests point it at a stand-in metric_learn)."""
 
     def __init__(self, python, pythonpath=None):
-        from .metric_learn_worker import _read, _write
-
-        self._read, self._write = _read, _write
-        self.process = subprocess.Popen([python, str(_WORKER_FILE)], stdin=subprocess.PIPE,
+        worker_file = Path(__file__).with_name("metric_learn_worker.py")
+        self.process = subprocess.Popen([python, str(worker_file)], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=_clean_env(pythonpath))
         self.loaded = set()
         self.versions = self.call("hello", None)
 
     def call(self, command, payload):
         try:
-            self._write(self.process.stdin, (command, payload))
-            reply = self._read(self.process.stdout)
+            write_message(self.process.stdin, (command, payload))
+            reply = read_message(self.process.stdout)
         except (OSError, EOFError, pickle.UnpicklingError) as exc:
             raise RuntimeError(f"the metric-learn worker failed: {exc!r}") from exc
         if reply is None:
             raise RuntimeError("the metric-learn worker exited")
-        status, value = reply
-        if status != "ok":
-            raise RuntimeError(f"metric-learn worker: {value}")
-        return value
+        if reply[0] != "ok":
+            raise RuntimeError(f"metric-learn worker: {reply[1]}")
+        return reply[1]
 
     def load(self, key, X, y):
         if key not in self.loaded:
@@ -150,17 +117,15 @@ class Worker:
     def close(self):
         if self.process.poll() is None:
             try:
-                self._write(self.process.stdin, ("quit", None))
+                write_message(self.process.stdin, ("quit", None))
                 self.process.wait(timeout=10)
             except (OSError, subprocess.TimeoutExpired):
                 self.process.kill()
 
 
 def worker():
-    """The shared worker, started on first use; ``(None, reason)`` when unavailable.
-
-    Never creates the environment (:func:`find_python` with ``create=True`` does).
-    """
+    """The shared worker, started on first use, or ``(None, reason)``; never creates the
+    environment."""
     with _LOCK:
         if _STATE["worker"] is None and not _STATE["checked"]:
             python, reason = find_python()
@@ -176,18 +141,16 @@ def worker():
 
 
 def running_worker():
-    """The shared worker if something in this process started it, else None (starts nothing)."""
+    """The shared worker if something in this process started it, else None."""
     return _STATE["worker"]
 
 
 class FittedMetric:
-    """What the worker sends back, with the two methods the report's checks use."""
+    """The worker's reply, with the two methods the report's checks use."""
 
     def __init__(self, reply):
-        self.components_ = reply["components"]
-        self.n_iter_ = reply["n_iter"]
-        self.fit_s = reply["fit_s"]
-        self._mahalanobis = reply["mahalanobis"]
+        self.components_, self.n_iter_ = reply["components"], reply["n_iter"]
+        self.fit_s, self._mahalanobis = reply["fit_s"], reply["mahalanobis"]
 
     def get_mahalanobis_matrix(self):
         return self._mahalanobis

@@ -1,21 +1,9 @@
-"""A worker that runs metric-learn in its own Python environment (run as a script).
+"""Runs metric-learn in its own Python environment (started by :mod:`bench.external`).
 
-metric-learn 0.7 needs scikit-learn < 1.8, which cannot share an environment with the
-scikit-learn that fastdr's report compares against, so :mod:`bench.external` starts
-this file under a separate interpreter and talks to it over its standard input and output:
-length-prefixed pickles of ``(command, payload)``. It imports only numpy and metric-learn.
-
-Commands
---------
-``("hello", None)``
-    Answers ``{"metric_learn": version, "sklearn": version, "python": version}``.
-``("load", (key, X, y))``
-    Keeps the data under ``key`` (not timed by the caller).
-``("fit", (key, class_name, params))``
-    Fits ``metric_learn.<class_name>(**params)`` on the data under ``key`` and answers
-    ``{"mahalanobis": M, "components": L, "n_iter": n or None, "fit_s": seconds}``.
-``("quit", None)``
-    Exits.
+Reads and answers length-prefixed pickles on stdin/stdout; imports only numpy and metric-learn.
+Commands: ``("hello", None)`` -> versions; ``("load", (key, X, y))`` keeps the data;
+``("fit", (key, class_name, params))`` -> ``{"mahalanobis", "components", "n_iter",
+"fit_s"}``; ``("quit", None)``. An exception is answered ``("error", text)``.
 """
 
 import os
@@ -26,43 +14,40 @@ import time
 import warnings
 
 
-def _read(stream):
+def read_message(stream):
+    """The next message, or None at the end of the stream."""
     header = stream.read(8)
     if len(header) < 8:
         return None
-    (size,) = struct.unpack("<Q", header)
-    return pickle.loads(stream.read(size))
+    return pickle.loads(stream.read(struct.unpack("<Q", header)[0]))
 
 
-def _write(stream, obj):
+def write_message(stream, obj):
+    """Write one message."""
     blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(struct.pack("<Q", len(blob)))
-    stream.write(blob)
+    stream.write(struct.pack("<Q", len(blob)) + blob)
     stream.flush()
 
 
 def _handle(command, payload, datasets):
+    import metric_learn
+
     if command == "hello":
         import platform
 
-        import metric_learn
         import sklearn
 
         return {"metric_learn": metric_learn.__version__, "sklearn": sklearn.__version__,
                 "python": platform.python_version()}
     if command == "load":
-        key, X, y = payload
-        datasets[key] = (X, y)
+        datasets[payload[0]] = payload[1:]
         return True
     if command == "fit":
-        import metric_learn
-
         key, class_name, params = payload
-        X, y = datasets[key]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             start = time.perf_counter()
-            model = getattr(metric_learn, class_name)(**params).fit(X, y)
+            model = getattr(metric_learn, class_name)(**params).fit(*datasets[key])
             elapsed = time.perf_counter() - start
         return {"mahalanobis": model.get_mahalanobis_matrix(), "components": model.components_,
                 "n_iter": getattr(model, "n_iter_", None), "fit_s": elapsed}
@@ -70,22 +55,19 @@ def _handle(command, payload, datasets):
 
 
 def main():
-    stdin = sys.stdin.buffer
-    # the protocol gets its own copy of fd 1; fd 1 itself (and Python's stdout) then point
-    # at stderr, so stray output, from Python or from compiled code, cannot corrupt it
+    # the protocol gets its own copy of fd 1; fd 1 and sys.stdout then point at stderr, so
+    # stray output from Python or compiled code cannot corrupt it
     stdout = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     datasets = {}
-    while True:
-        message = _read(stdin)
-        if message is None or message[0] == "quit":
-            return 0
+    while (message := read_message(sys.stdin.buffer)) is not None and message[0] != "quit":
         try:
-            reply = ("ok", _handle(message[0], message[1], datasets))
+            reply = ("ok", _handle(*message, datasets))
         except Exception as exc:  # noqa: BLE001 - reported to the caller, which raises
             reply = ("error", f"{type(exc).__name__}: {exc}")
-        _write(stdout, reply)
+        write_message(stdout, reply)
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,8 +1,5 @@
-"""Benchmark profiles: how many repeats, how long, and how large the experiments are.
-
-The sizes of each workload live with the workload (``bench/workloads``); a profile holds what is
-common to all. It is chosen by ``--profile`` or ``FASTDR_BENCH_PROFILE`` (default ``quick``).
-"""
+"""Benchmark profiles (``--profile`` or ``FASTDR_BENCH_PROFILE``, default ``quick``): repeats,
+budgets and experiment sizes; each workload's sizes live with the workload."""
 
 import os
 from dataclasses import dataclass
@@ -14,21 +11,10 @@ PROFILE_NAMES = ("smoke", "quick", "full")
 
 @dataclass(frozen=True)
 class ProfileSettings:
-    """What a profile spends on each measurement.
-
-    Speed table: ``min_repeats`` to ``max_repeats`` timed calls after the cold one, stopping
-    after ``min_repeats`` once they add up to ``budget_s``, and after one once an implementation's
-    calls add up to ``cap_s``. Scaling curves: ``scaling_repeats`` timed calls per point (0: the
-    cold call's time), at most ``scaling_budget_s`` per implementation and workload (further
-    points are skipped with a note). The pytest-benchmark suite: ``pytest_rounds`` rounds, fewer
-    (at least one) where ``rounds x cold call`` would exceed ``cap_s``. ``compile_only``: the
-    workloads whose cold compile time is measured (None: all; each is a fresh process compiling
-    from nothing, 5 to 40 s on 2 cores). ``memory_all``: peak RSS of every m x m method (else the
-    first). Embedding figures: ``embedding_m`` points of each of ``embedding_kinds``. Textbook
-    experiments: ``bayes_m`` training sizes, ``bayes_test`` test points and ``bayes_repeats``
-    draws for 1-NN against the Bayes error; ``curse_m`` points, ``curse_queries`` queries and
-    dimensions ``curse_d`` for distance concentration.
-    """
+    """What a profile spends: repeats as in :func:`bench.engine.measure`; per scaling point
+    ``scaling_repeats`` calls within ``scaling_budget_s`` per implementation and workload;
+    ``pytest_rounds`` suite rounds; cold compile of ``compile_only`` (None: all); memory of
+    every m x m method if ``memory_all`` (else the first); embedding and experiment sizes."""
 
     name: str
     min_repeats: int
@@ -74,8 +60,7 @@ PROFILES = {
 
 
 def resolve_profile(name=None):
-    """The :class:`ProfileSettings` of ``smoke``, ``quick`` or ``full``; None reads
-    ``FASTDR_BENCH_PROFILE`` and falls back to ``quick``."""
+    """The :class:`ProfileSettings` named (None: ``$FASTDR_BENCH_PROFILE`` or ``quick``)."""
     name = name or os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
     if name not in PROFILES:
         raise ValueError(

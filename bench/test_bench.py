@@ -1,9 +1,5 @@
-"""Every workload of the registry under pytest-benchmark, timed by :func:`bench.engine.measure`.
-
-The cold call is recorded as ``cold_s`` and kept out of the rounds. An anchor's answer is checked
-against fastdr's on the same input (fastdr runs first at each size) before its rounds are timed;
-a disagreement fails the benchmark, so a fast wrong answer cannot pass.
-"""
+"""Every workload under pytest-benchmark, timed by :func:`bench.engine.measure`: the cold call
+is ``cold_s``, kept out of the rounds; an anchor that disagrees with fastdr fails."""
 
 import numpy as np
 import pytest
@@ -15,11 +11,9 @@ from bench.workloads import BY_NAME
 _LAST_FASTDR = {}  # workload name -> ((m, d), fastdr's result at that size)
 
 
-def _no_nan(result):
-    for item in result if isinstance(result, tuple) else (result,):
-        if isinstance(item, np.ndarray) and item.dtype.kind == "f" and np.isnan(item).any():
-            return False
-    return True
+def _has_nan(result):
+    return any(isinstance(item, np.ndarray) and item.dtype.kind == "f" and np.isnan(item).any()
+               for item in (result if isinstance(result, tuple) else (result,)))
 
 
 def test_workload(benchmark, request, workload_name, impl_label, m, d):
@@ -34,10 +28,8 @@ def test_workload(benchmark, request, workload_name, impl_label, m, d):
     if not ok:
         pytest.skip(f"{workload_name}: {reason}")
     size, reference = _LAST_FASTDR.get(workload_name, (None, None))
-    check = None
-    if impl_label != "fastdr" and size == (m, d):
-        def check(result):
-            return workload.agreement(reference, result, data)
+    check = (lambda result: workload.agreement(reference, result, data)) if (
+        impl_label != "fastdr" and size == (m, d)) else None
 
     def rounds_runner(call, rounds):
         benchmark.group = f"{workload_name} m={data.m} d={data.d}"
@@ -49,7 +41,7 @@ def test_workload(benchmark, request, workload_name, impl_label, m, d):
     found, result = measure(impl, data, min_repeats=rounds, max_repeats=rounds,
                             cap_s=profile.cap_s, check=check, stop_on_disagreement=True,
                             rss=True, keep_result=True, rounds_runner=rounds_runner)
-    assert _no_nan(result), f"{workload_name} ({impl_label}) returned NaN"
+    assert not _has_nan(result), f"{workload_name} ({impl_label}) returned NaN"
     if impl_label == "fastdr":
         _LAST_FASTDR[workload_name] = ((m, d), result)
     info = {"workload": workload_name, "impl": impl_label, "call": impl.call, "m": data.m,
@@ -59,10 +51,8 @@ def test_workload(benchmark, request, workload_name, impl_label, m, d):
             "peak_rss_mib": round(found.rss["peak_rss_bytes"] / 2**20, 1),
             "rss_increase_mib": round(found.rss["rss_increase_bytes"] / 2**20, 1),
             "peak_method": found.rss["rss_method"]}
-    if found.agreement is not None:
-        info["agreement"] = found.agreement.as_dict()
-    benchmark.extra_info.update(info)
     agreement = found.agreement
+    benchmark.extra_info.update(info, **({"agreement": agreement.as_dict()} if agreement else {}))
     assert agreement is None or agreement.ok, (
         f"fastdr disagrees with {impl_label} on {workload_name} (m={m}, d={d}): "
         f"{agreement.metric} = {agreement.value:g}, {agreement.detail}")

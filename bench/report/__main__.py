@@ -1,10 +1,13 @@
 """``python -m bench.report [--profile smoke|quick|full] [--out DIR] [--only NAMES]``."""
 
 import argparse
+import importlib.util
 import os
 import sys
 
-from bench.profiles import PROFILE_ENV, PROFILE_NAMES
+from bench import external
+from bench.profiles import PROFILE_ENV, PROFILE_NAMES, resolve_profile
+from bench.workloads import BY_NAME
 
 
 def main(argv=None):
@@ -19,53 +22,34 @@ def main(argv=None):
                         help="comma-separated workload names to measure (default: all)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--metric-learn-env", choices=("auto", "off"), default="auto",
-                        help="auto (default): when metric_learn is not importable here, run "
-                             "the MMC anchor in a separate environment, created once under "
-                             "~/.cache/fastdr (metric-learn 0.7 needs scikit-learn < 1.8); "
-                             "off: use metric-learn only if it imports here")
+                        help="auto (default): without metric_learn here, run the MMC anchor in "
+                             "an environment created once under ~/.cache/fastdr (metric-learn "
+                             "0.7 needs scikit-learn < 1.8); off: only if it imports here")
     args = parser.parse_args(argv)
-    from bench.profiles import resolve_profile
-
-    from .build import build_report
-
     try:
         resolve_profile(args.profile)
     except ValueError as exc:  # a bad FASTDR_BENCH_PROFILE value
         parser.error(str(exc))
-
     only = [name.strip() for name in args.only.split(",")] if args.only else None
-    if only:
-        from bench.workloads import BY_NAME
-
-        unknown = [name for name in only if name not in BY_NAME]
-        if unknown:
-            parser.error(f"unknown workload(s) {', '.join(unknown)}; choose from "
-                         f"{', '.join(BY_NAME)}")
+    unknown = [name for name in only or () if name not in BY_NAME]
+    if unknown:
+        parser.error(f"unknown workload(s) {', '.join(unknown)}; choose from "
+                     f"{', '.join(BY_NAME)}")
     if args.metric_learn_env == "off":
-        from bench import external
-
         os.environ[external.PYTHON_ENV] = "off"
-    elif only is None or "mmc" in only:
-        _start_metric_learn()
+    elif (only is None or "mmc" in only) and importlib.util.find_spec("metric_learn") is None:
+        # find or create the environment before timing starts; child processes reuse it
+        python, reason = external.find_python(create=True)
+        if python is None:
+            print(f"metric-learn anchor skipped: {reason}", file=sys.stderr)
+        else:
+            os.environ[external.PYTHON_ENV] = python
+    from .build import build_report
+
     results = build_report(args.profile, args.out, only=only, progress=not args.no_progress)
     print(f"wrote {args.out}/report.md ({results['profile']} profile, "
           f"{results['wall_time_s']:.0f} s)")
     return 0
-
-
-def _start_metric_learn():
-    """Find or create metric-learn's environment before timing starts; children reuse it."""
-    import importlib.util
-
-    from bench import external
-
-    if importlib.util.find_spec("metric_learn") is not None:
-        return
-    python, reason = external.find_python(create=True)
-    if python is None:
-        print(f"metric-learn anchor skipped: {reason}", file=sys.stderr)
-        return
-    os.environ[external.PYTHON_ENV] = python
 
 
 if __name__ == "__main__":

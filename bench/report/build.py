@@ -1,5 +1,5 @@
 """Build the report: plan the steps, run them under a progress bar, write JSON, figures and
-markdown. Every timing goes through :func:`bench.engine.measure`."""
+markdown; every timing goes through :func:`bench.engine.measure`."""
 
 import json
 import os
@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bench.agreement import error_text
-from bench.engine import fit_loglog_slope, gemm_seconds, measure
+from bench.engine import fit_loglog_slope, gemm_seconds, measure, run_check
 from bench.profiles import resolve_profile
 from bench.workloads import WORKLOADS
 
@@ -21,19 +21,14 @@ RESULT_KEYS = ("profile", "created", "wall_time_s", "machine", "speed", "scaling
                "compile", "embeddings", "experiments", "notes", "figures", "step_seconds")
 
 
-def _failed(exc):
-    return {"metric": "agreement", "value": float("nan"), "ok": False, "detail": error_text(exc)}
-
-
 def _speed_row(workload, m, d, settings):
-    """Time fastdr, then every runnable anchor checked against fastdr's answer; the GEMM
-    roofline of distance-bound rows."""
+    """Time fastdr, then each anchor checked against fastdr's answer; the GEMM roofline."""
     import numba
 
     data = workload.data(m, d, profile=settings.name, headline=True)
     row = {"workload": workload.name, "area": workload.area, "title": workload.title,
            "m": data.m, "d": data.d, "dtype": workload.dtype,
-           "threads": numba.get_num_threads(), "impls": {}, "ratios": {}, "agreement": {},
+           "threads": numba.get_num_threads(), "impls": {}, "agreement": {},
            "notes": list(workload.notes)}
     repeats = {"min_repeats": settings.min_repeats, "max_repeats": settings.max_repeats,
                "budget_s": settings.budget_s, "cap_s": settings.cap_s}
@@ -44,10 +39,8 @@ def _speed_row(workload, m, d, settings):
             row["impls"][impl.label] = {"call": impl.call, "skipped": reason}
             continue
         fast = impl.label == "fastdr"
-        check = None
-        if not fast and reference is not None:
-            def check(result, reference=reference):
-                return workload.agreement(reference, result, data)
+        check = None if fast or reference is None else (
+            lambda result, ref=reference: workload.agreement(ref, result, data))
         try:
             found, result = measure(impl, data, check=check, keep_result=fast, **repeats)
         except Exception as exc:  # noqa: BLE001 - a failing method is reported, not fatal
@@ -59,14 +52,12 @@ def _speed_row(workload, m, d, settings):
         elif found.agreement is not None:
             row["agreement"][impl.label] = found.agreement.as_dict()
     fast = row["impls"]["fastdr"].get("median_s")
-    for label, entry in row["impls"].items():
-        if label != "fastdr" and fast and entry.get("median_s"):
-            row["ratios"][label] = entry["median_s"] / fast
+    anchors = {label: e["median_s"] for label, e in row["impls"].items()
+               if label != "fastdr" and "median_s" in e}
+    row["ratios"] = {label: s / fast for label, s in anchors.items() if fast and s}
     if reference is not None and not row["agreement"] and workload.truth_agreement:
-        try:
-            row["agreement"]["truth"] = workload.truth_agreement(reference, data).as_dict()
-        except Exception as exc:  # noqa: BLE001
-            row["agreement"]["truth"] = _failed(exc)
+        row["agreement"]["truth"] = run_check(
+            lambda result: workload.truth_agreement(result, data), reference).as_dict()
     if fast and workload.distance_shape is not None:
         row["roofline"] = _roofline(workload.distance_shape(data), workload.dtype, fast)
     row["status"] = "error" if "error" in row["impls"]["fastdr"] else "ok"
@@ -74,8 +65,6 @@ def _speed_row(workload, m, d, settings):
     if target is not None:
         key = target.anchor if target.anchor in row["agreement"] else next(
             iter(row["agreement"]), None)
-        anchors = {label: e["median_s"] for label, e in row["impls"].items()
-                   if label != "fastdr" and "median_s" in e}
         row["target"] = {"text": target.text, "where": target.where(),
                          "status": target.status(row["m"], row["d"], fast, anchors,
                                                  row["agreement"][key]["ok"] if key else None)}
@@ -96,12 +85,8 @@ def _roofline(shape, dtype, fast_s):
 
 
 def _scaling(workload, settings, speed_rows):
-    """Time against m and against d for fastdr and each anchor; fitted log-log slopes.
-
-    Points are visited from small to large, each a cold call plus ``scaling_repeats`` timed
-    calls; an implementation that has spent ``scaling_budget_s`` on this workload skips its
-    remaining points (with a note).
-    """
+    """Time against m and against d, small to large, for each implementation until it has
+    spent ``scaling_budget_s`` on this workload; fitted log-log slopes."""
     grid = workload.grids[settings.name]
     known = {} if grid.headline_kind else {
         (row["m"], row["d"]): {label: e.get("median_s") for label, e in row["impls"].items()}
@@ -132,8 +117,7 @@ def _scaling(workload, settings, speed_rows):
                                                 f"{error_text(exc)}")
                         continue
                     known[(m, d)][impl.label] = found.median
-                    spent[impl.label] = spent.get(impl.label, 0.0) + found.cold_s + sum(
-                        found.times)
+                    spent[impl.label] = spent.get(impl.label, 0) + found.cold_s + sum(found.times)
             for label, seconds in known[(m, d)].items():
                 if seconds:
                     entry = series.setdefault(label, {"x": [], "seconds": []})
@@ -169,10 +153,10 @@ def _memory(workload, settings, results):
         results["memory"].append(entry)
 
 
-def _compile(workload, results):
+def _compile(workload):
     m, d = workload.grids["smoke"].headline
-    results["compile"].append({"workload": workload.name, "title": workload.title, "m": m,
-                               "d": d, **fresh.measure_cold(workload.name, m, d)})
+    return {"workload": workload.name, "title": workload.title, "m": m, "d": d,
+            **fresh.measure_cold(workload.name, m, d)}
 
 
 def _speed_step(workload, settings):
@@ -197,7 +181,8 @@ def _plan(settings, only):
     available = [w for w in selected if w.available()[0]]
     steps = [("machine", lambda r: r.update(machine=machine_info()))]
     # Compile time first: each cold run's kernels then seed this process's numba cache.
-    steps += [(f"compile {w.name}", lambda r, w=w: _compile(w, r)) for w in available
+    steps += [(f"compile {w.name}", lambda r, w=w: r["compile"].append(_compile(w)))
+              for w in available
               if settings.compile_only is None or w.name in settings.compile_only]
     steps += [(f"speed+scaling {w.name}", _speed_step(w, settings)) for w in selected]
     mxm = [w for w in available if w.mxm]
@@ -206,15 +191,15 @@ def _plan(settings, only):
     steps += [(f"embeddings {kind}", lambda r, k=kind: r["embeddings"].append(
         embeddings.compute_embeddings(k, settings.embedding_m)))
         for kind in settings.embedding_kinds]
-    steps.append(("experiment 1-NN vs Bayes", lambda r: r["experiments"].update(
-        nn_vs_bayes=experiments.nn_vs_bayes(settings))))
-    steps.append(("experiment distance concentration", lambda r: r["experiments"].update(
-        distance_concentration=experiments.distance_concentration(settings))))
+    steps += [(f"experiment {label}", lambda r, key=key: r["experiments"].update(
+        {key: getattr(experiments, key)(settings)}))
+        for label, key in (("1-NN vs Bayes", "nn_vs_bayes"),
+                           ("distance concentration", "distance_concentration"))]
     return steps
 
 
 def build_report(profile=None, out="report", *, only=None, progress=True):
-    """Run every step of one profile and write ``report.md``, PNG figures and JSON to ``out``.
+    """Run one profile and write ``report.md``, PNG figures and ``results.json`` to ``out``.
 
     Parameters
     ----------
@@ -223,7 +208,7 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
     out : str or Path
         Output directory (created).
     only : collection of str or None
-        Restrict the speed, memory and compile sections to these workload names.
+        Workload names to measure (default: all).
     progress : bool
         Show a tqdm progress bar over the steps.
 
@@ -237,15 +222,13 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
     settings = resolve_profile(profile)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    for pattern in plots.FIGURE_PATTERNS:  # stale figures of an earlier run would mislead
-        for stale in out.glob(pattern):
-            stale.unlink()
+    for stale in [p for pattern in plots.FIGURE_PATTERNS for p in out.glob(pattern)]:
+        stale.unlink()  # an earlier run's figures would mislead
     started = time.perf_counter()
-    results = {"profile": settings.name,
-               "created": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               "host": platform.node(), "machine": {}, "speed": [], "scaling": [],
-               "memory": [], "compile": [], "embeddings": [], "experiments": {}, "notes": [],
-               "figures": [], "step_seconds": {}}
+    results = {key: {} if key in ("machine", "experiments", "step_seconds") else []
+               for key in RESULT_KEYS}
+    results.update(profile=settings.name, host=platform.node(),
+                   created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     steps = _plan(settings, set(only) if only else None)
     steps.append(("figures", lambda r: r["figures"].extend(plots.draw_all(r, out))))
     bar = tqdm(total=len(steps), disable=not progress, unit="step", dynamic_ncols=True)
@@ -268,17 +251,9 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
             "not installed here (its separate environment is not used unless an MMC row runs)")
     for entry in results["embeddings"]:  # arrays are in the figures, not the JSON
         entry.pop("colour", None)
-        for method in entry["methods"]:
-            method.pop("fastdr", None)
-            method.pop("anchor", None)
-    (out / "results.json").write_text(json.dumps(results, indent=1, default=_json_default))
+        entry["methods"] = [{k: v for k, v in method.items() if k not in ("fastdr", "anchor")}
+                            for method in entry["methods"]]
+    (out / "results.json").write_text(json.dumps(  # numpy scalars and arrays: tolist()
+        results, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)))
     write_markdown(results, out / "report.md")
     return results
-
-
-def _json_default(value):
-    import numpy as np
-
-    if isinstance(value, np.generic):
-        return value.item()
-    return value.tolist() if isinstance(value, np.ndarray) else str(value)

@@ -43,15 +43,9 @@ def _embed(impl, data, label, notes):
 
 
 def compute_embeddings(kind, m):
-    """Embed one manifold with every method.
-
-    Returns
-    -------
-    dict
-        ``kind``, ``m``, ``colour`` (position along the manifold), and ``methods``: a list of
-        dicts with ``name``, ``fastdr`` (array or None), ``anchor`` (array or None),
-        ``anchor_label``, ``disparity`` (Procrustes, fastdr vs anchor) and ``notes``.
-    """
+    """Embed one manifold with every method: ``kind``, ``m``, ``colour`` and ``methods`` (each
+    with ``name``, the ``fastdr`` and ``anchor`` arrays or None, ``anchor_label``, their
+    Procrustes ``disparity`` and ``notes``)."""
     data = make_data(kind, m, 3)
     methods = []
     for name, attr, params, anchor_path, anchor_params, chain in _METHODS:
@@ -62,10 +56,8 @@ def compute_embeddings(kind, m):
         entry = {"name": name, "fastdr": None, "anchor": None, "anchor_label": anchor_label,
                  "disparity": None, "notes": []}
         ok, reason = fast.available()
-        if ok:
-            entry["fastdr"] = _embed(fast, data, "fastdr", entry["notes"])
-        else:
-            entry["notes"].append(reason)
+        entry["fastdr"] = _embed(fast, data, "fastdr", entry["notes"]) if ok else None
+        entry["notes"] += [] if ok else [reason]
         if anchor_path is not None:
             anchor = estimator("sklearn", anchor_path, anchor_params or params, chain)
             entry["anchor"] = _embed(anchor, data, anchor_label, entry["notes"])

@@ -1,10 +1,6 @@
-"""Experiments that reproduce two textbook claims with fastdr's neighbour kernels.
-
-1. Cover and Hart: as the training set grows, the 1-NN error tends to a value between the
-   Bayes error R* and 2 R* (1 - R*) (hence below twice the Bayes error).
-2. The curse of dimensionality: for uniform data, the ratio of the nearest to the farthest
-   neighbour distance tends to 1 as the dimension grows.
-"""
+"""Two textbook claims checked with fastdr's neighbour kernels: the 1-NN error tends to a value
+between the Bayes error R* and 2 R* (1 - R*) (Cover and Hart), and for uniform data the nearest
+to farthest distance ratio tends to 1 as the dimension grows."""
 
 import numpy as np
 
@@ -13,7 +9,7 @@ BAYES_DIM = 2
 
 
 def _bayes_problem():
-    """Two unit-variance Gaussians at -mu e1 and +mu e1, equal priors: R* = Phi(-mu)."""
+    """mu of two unit Gaussians at -mu e1, +mu e1 with R* = Phi(-mu); the exact 1-NN limit."""
     from scipy import integrate, stats
 
     mu = float(-stats.norm.ppf(BAYES_ERROR))
@@ -36,15 +32,8 @@ def _sample(m, mu, rng):
 
 
 def nn_vs_bayes(settings):
-    """1-NN test error against training size on a problem with a known Bayes error.
-
-    Returns
-    -------
-    dict
-        ``m``, ``error_mean``, ``error_std``, ``bayes_error``, ``cover_hart_bound``
-        (2 R* (1 - R*)), ``asymptotic_nn_error`` (E[2 eta (1 - eta)], exact by quadrature),
-        ``supports_claim`` and ``summary``.
-    """
+    """1-NN test error against training size where the Bayes error is known (a dict with the
+    curve, the bounds, ``supports_claim`` and ``summary``)."""
     import fastdr
 
     mu, asymptotic = _bayes_problem()
@@ -76,15 +65,8 @@ def nn_vs_bayes(settings):
 
 
 def distance_concentration(settings):
-    """Nearest / farthest distance ratio of uniform data against the dimension.
-
-    Returns
-    -------
-    dict
-        ``d``, ``ratio_mean``, ``ratio_p10``, ``ratio_p90``, ``contrast_mean``
-        ((max - min) / min), ``contrast_slope`` (log-log, theory: -1/2 for large d),
-        ``supports_claim`` and ``summary``.
-    """
+    """Nearest / farthest distance ratio of uniform data against d (a dict with the ratios,
+    the relative contrast and its log-log slope, ``supports_claim`` and ``summary``)."""
     import fastdr
     from bench.engine import fit_loglog_slope
 

@@ -1,13 +1,9 @@
-"""Measurements in a fresh Python process: peak memory and compile time.
+"""Measurements in a fresh Python process, each printing one JSON line.
 
-``python -m bench.report.fresh memory WORKLOAD IMPL M D`` warms the implementation up on 100
-points (imports and JIT compilation are not part of the step), then measures one call's peak RSS
-with :class:`bench.engine.StepPeak`. ``python -m bench.report.fresh cold WORKLOAD M D`` times
-``import fastdr`` and the first and second call of fastdr's implementation (fit included for
-predict-only workloads) with :func:`bench.engine.measure`; :func:`measure_cold` runs it with an
-empty ``NUMBA_CACHE_DIR``, so the numba disk cache cannot hide compilation, and afterwards copies
-the kernels it compiled into this process's numba cache where that has no entry for them yet (a
-fresh machine then does not compile them twice). Each prints one JSON line.
+``python -m bench.report.fresh memory WORKLOAD IMPL M D``: one call's peak RSS after a warm-up
+on 100 points. ``python -m bench.report.fresh cold WORKLOAD M D``: ``import fastdr`` and the
+first and second call of fastdr's implementation (fit included), run by :func:`measure_cold`
+with an empty ``NUMBA_CACHE_DIR``.
 """
 
 import json
@@ -38,14 +34,13 @@ def _run_fresh(args, timeout, **env_overrides):
 
 
 def measure_memory(workload_name, impl_label, m, d, *, timeout=3600):
-    """Peak RSS of one call in a fresh process: ``baseline_bytes``, ``peak_bytes``,
-    ``increase_bytes``, ``method``, ``seconds``, or ``error``."""
+    """``baseline_bytes``, ``peak_bytes``, ``increase_bytes`` of one call, or ``error``."""
     return _run_fresh(("memory", workload_name, impl_label, m, d), timeout)
 
 
 def measure_cold(workload_name, m, d, *, timeout=1800):
-    """``import_s``, ``first_s``, ``second_s`` and ``compile_s`` (first minus second) of
-    fastdr's implementation in a fresh process with an empty numba cache, or ``error``."""
+    """``import_s``, ``first_s``, ``second_s``, ``compile_s`` with an empty numba cache, or
+    ``error``; then the kernels compiled seed this process's numba cache."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="fastdr-cold-cache-") as cache_dir:
@@ -58,14 +53,8 @@ def measure_cold(workload_name, m, d, *, timeout=1800):
 
 
 def adopt_compiled_kernels(cache_dir):
-    """Copy numba cache entries from ``cache_dir`` into this process's numba cache.
-
-    numba files an entry under ``NUMBA_CACHE_DIR/<dir name>_<sha1 of the source dir>``, or in
-    ``__pycache__`` next to the source without ``NUMBA_CACHE_DIR``. An entry (an index ``*.nbi``
-    and its ``*.nbc`` files) is copied only where the target has no index for that function;
-    numba still checks each index against the source file's time stamp. Returns the number of
-    functions copied.
-    """
+    """Copy numba cache entries (``*.nbi`` and its ``*.nbc``) of fastdr's sources from
+    ``cache_dir`` where this process's cache has none; return how many."""
     import hashlib
     import shutil
 

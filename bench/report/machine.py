@@ -8,12 +8,10 @@ import platform
 def _cpuinfo(key):
     try:
         with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith(key):
-                    return line.split(":", 1)[1].strip()
+            return next((line.split(":", 1)[1].strip() for line in fh if line.startswith(key)),
+                        None)
     except OSError:
-        pass
-    return None
+        return None
 
 
 def _simd():
@@ -32,10 +30,8 @@ def _version(module):
 
 
 def _blas():
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        return "unknown (threadpoolctl not installed)"
+    from threadpoolctl import threadpool_info  # a scikit-learn dependency
+
     parts = [f"{p.get('internal_api', p.get('user_api', '?'))} {p.get('version') or ''} "
              f"({p.get('num_threads')} threads)".replace("  ", " ") for p in threadpool_info()]
     return "; ".join(dict.fromkeys(parts)) or "none found"
@@ -60,12 +56,8 @@ def threading_layer():
 
 
 def machine_info():
-    """A dict of the CPU, memory, thread settings and library versions.
-
-    metric-learn's version in its separate environment is not read here (that would start
-    the worker even when no MMC row runs): :func:`external_metric_learn_version` fills it in
-    once the report is done.
-    """
+    """The CPU, memory, thread settings and library versions (metric-learn's separate
+    environment is not asked: see :func:`external_metric_learn_version`)."""
     import numba
     import psutil
 
@@ -90,8 +82,7 @@ def machine_info():
 
 
 def external_metric_learn_version():
-    """metric-learn's version from the separate environment's worker if this run started it,
-    else None (the worker is never started just to read a version)."""
+    """metric-learn's version from the separate environment if this run started its worker."""
     from bench import external
 
     running = external.running_worker()

@@ -3,24 +3,33 @@
 import math
 
 FIGURE_PATTERNS = ("speedup.png", "scaling_*.png", "embeddings_*.png", "experiment_*.png")
-
 COLOURS = {"fastdr": "tab:red", "sklearn": "tab:blue", "scipy": "tab:green",
            "faiss": "tab:purple", "metric-learn": "tab:orange"}
 
 
-def _pyplot():
+def _figure(*args, **kwargs):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    return plt
+    return plt.subplots(*args, **kwargs)
 
 
-def _save(plt, fig, path, dpi):
+def _save(fig, path, dpi):
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
+
+
+def _style(ax, xlabel, ylabel, title, legend=True):
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    if legend:
+        ax.legend(fontsize=8)
 
 
 def _scaling_axis(ax, curve, axis, title):
@@ -28,48 +37,41 @@ def _scaling_axis(ax, curve, axis, title):
         slope = series.get("slope")
         ax.loglog(series["x"], series["seconds"], "o-", color=COLOURS.get(label),
                   label=f"{label} (slope {slope:.2f})" if slope is not None else label)
-    ax.set_xlabel(f"m (d={curve['fixed']})" if axis == "m" else f"d (m={curve['fixed']:,})")
-    ax.set_ylabel("median time (s)")
-    ax.set_title(title, fontsize=9)
-    ax.grid(True, which="both", alpha=0.3)
-    if curve["series"]:
-        ax.legend(fontsize=8)
+    _style(ax, f"m (d={curve['fixed']})" if axis == "m" else f"d (m={curve['fixed']:,})",
+           "median time (s)", title, legend=bool(curve["series"]))
 
 
 def scaling_figure(entries, path, overview=False):
-    """Time against m and against d, log-log, fastdr and anchors on the same axes: one row per
-    workload of an area, or (``overview``) time against m of every workload, one panel each."""
-    plt = _pyplot()
+    """Time against m and d, log-log, one row per workload; or (``overview``) time against m
+    of every workload, one panel each. False when there is nothing to draw."""
     if overview:
         entries = [e for e in entries if e["vs_m"]["series"]]
         if not entries:
             return False
-        rows, cols = math.ceil(len(entries) / 4), 4
-        fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+        rows = math.ceil(len(entries) / 4)
+        fig, axes = _figure(rows, 4, figsize=(16, 3.2 * rows), squeeze=False)
         for ax, entry in zip(axes.flat, entries, strict=False):
             _scaling_axis(ax, entry["vs_m"], "m", entry["workload"])
         for ax in axes.flat[len(entries):]:
             ax.axis("off")
     else:
-        fig, axes = plt.subplots(len(entries), 2, figsize=(10, 3.4 * len(entries)),
-                                 squeeze=False)
+        fig, axes = _figure(len(entries), 2, figsize=(10, 3.4 * len(entries)), squeeze=False)
         for row, entry in enumerate(entries):
             for col, axis in enumerate("md"):
                 _scaling_axis(axes[row, col], entry[f"vs_{axis}"], axis,
                               f"{entry['workload']}: time vs {axis}")
-    _save(plt, fig, path, 100 if overview else 90)
+    _save(fig, path, 100 if overview else 90)
     return True
 
 
 def speedup_figure(speed_rows, path):
-    """Speed-up of fastdr over each anchor at the speed-table sizes (log scale)."""
+    """Speed-up over each anchor at the speed-table sizes (log scale); False if none."""
     bars = [(f"{row['workload']} m={row['m']:,}\nvs {label}", ratio,
              all(a.get("ok", False) for a in row.get("agreement", {}).values()))
             for row in speed_rows for label, ratio in row.get("ratios", {}).items()]
     if not bars:
         return False
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(bars)), 4.5))
+    fig, ax = _figure(figsize=(max(6, 0.7 * len(bars)), 4.5))
     ax.bar(range(len(bars)), [b[1] for b in bars],
            color=["tab:green" if b[2] else "tab:red" for b in bars])
     ax.axhline(1.0, color="k", lw=1)
@@ -77,21 +79,19 @@ def speedup_figure(speed_rows, path):
     ax.set_xticks(range(len(bars)), [b[0] for b in bars], rotation=70, fontsize=7)
     ax.set_ylabel("speed-up (anchor time / fastdr time)")
     ax.set_title("fastdr speed-up at this profile's sizes (red: answers disagree)")
-    _save(plt, fig, path, 110)
+    _save(fig, path, 110)
     return True
 
 
 def embeddings_figure(entry, path):
     """One column per method; fastdr on top, the anchor below, coloured by roll position."""
     methods = entry["methods"]
-    plt = _pyplot()
-    fig, axes = plt.subplots(2, len(methods), figsize=(2.6 * len(methods), 5.4), squeeze=False)
+    fig, axes = _figure(2, len(methods), figsize=(2.6 * len(methods), 5.4), squeeze=False)
     for col, method in enumerate(methods):
         for row, key in enumerate(("fastdr", "anchor")):
-            ax = axes[row, col]
+            ax, emb = axes[row, col], method[key]
             ax.set_xticks([])
             ax.set_yticks([])
-            emb = method[key]
             label = "fastdr" if key == "fastdr" else (method["anchor_label"] or "no anchor")
             if emb is None:
                 why = "not available" if key == "fastdr" else "no library\nanchor"
@@ -107,50 +107,39 @@ def embeddings_figure(entry, path):
             ax.set_title(title, fontsize=8)
     fig.suptitle(f"{entry['kind']} (m={entry['m']:,}), coloured by position along it",
                  fontsize=10)
-    _save(plt, fig, path, 100)
+    _save(fig, path, 100)
 
 
 def bayes_figure(exp, path):
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _figure(figsize=(6, 4))
     ax.errorbar(exp["m"], exp["error_mean"], yerr=exp["error_std"], fmt="o-", color="tab:red",
                 label="1-NN test error (fastdr)")
-    for y, style, label in ((exp["bayes_error"], ("k", "-"), "Bayes error R*"),
-                            (exp["cover_hart_bound"], ("k", "--"), "2R*(1-R*) (Cover-Hart)"),
-                            (2 * exp["bayes_error"], ("grey", ":"), "2R*"),
-                            (exp["asymptotic_nn_error"], ("tab:blue", "-."),
-                             "exact asymptotic 1-NN error")):
-        ax.axhline(y, color=style[0], ls=style[1], label=label)
+    for y, colour, style, label in (
+            (exp["bayes_error"], "k", "-", "Bayes error R*"),
+            (exp["cover_hart_bound"], "k", "--", "2R*(1-R*) (Cover-Hart)"),
+            (2 * exp["bayes_error"], "grey", ":", "2R*"),
+            (exp["asymptotic_nn_error"], "tab:blue", "-.", "exact asymptotic 1-NN error")):
+        ax.axhline(y, color=colour, ls=style, label=label)
     ax.set_xscale("log")
-    ax.set_xlabel("training points m")
-    ax.set_ylabel("test error")
-    ax.set_title(f"1-NN error vs Bayes error ({exp['dimension']}-D Gaussians)", fontsize=10)
-    ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    _save(plt, fig, path, 110)
+    _style(ax, "training points m", "test error",
+           f"1-NN error vs Bayes error ({exp['dimension']}-D Gaussians)")
+    _save(fig, path, 110)
 
 
 def curse_figure(exp, path):
-    plt = _pyplot()
-    fig, (ax, right) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (ax, right) = _figure(1, 2, figsize=(10, 4))
     ax.plot(exp["d"], exp["ratio_mean"], "o-", color="tab:red", label="mean")
     ax.fill_between(exp["d"], exp["ratio_p10"], exp["ratio_p90"], color="tab:red", alpha=0.2,
                     label="10-90% of queries")
     ax.axhline(1.0, color="k", lw=1)
     ax.set_xscale("log")
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("nearest / farthest distance")
-    ax.set_title(f"uniform [0,1]^d, m={exp['m']:,}", fontsize=10)
-    ax.legend(fontsize=8)
+    _style(ax, "dimension d", "nearest / farthest distance", f"uniform [0,1]^d, m={exp['m']:,}")
     right.loglog(exp["d"], exp["contrast_mean"], "o-", color="tab:blue")
     slope = exp["contrast_slope"]
-    right.set_title("relative contrast (far - near) / near"
-                    + (f", slope {slope:.2f} for d >= 10" if slope is not None else ""),
-                    fontsize=10)
-    for axis in (ax, right):
-        axis.set_xlabel("dimension d")
-        axis.grid(True, which="both", alpha=0.3)
-    _save(plt, fig, path, 110)
+    _style(right, "dimension d", "", "relative contrast (far - near) / near"
+           + (f", slope {slope:.2f} for d >= 10" if slope is not None else ""), legend=False)
+    _save(fig, path, 110)
 
 
 def draw_all(results, out):
@@ -171,10 +160,8 @@ def draw_all(results, out):
         if any(m["fastdr"] is not None or m["anchor"] is not None for m in entry["methods"]):
             embeddings_figure(entry, out / f"embeddings_{entry['kind']}.png")
             names.append(f"embeddings_{entry['kind']}.png")
-    for key, draw, name in (("nn_vs_bayes", bayes_figure, "experiment_nn_vs_bayes.png"),
-                            ("distance_concentration", curse_figure,
-                             "experiment_distance_concentration.png")):
+    for key, draw in (("nn_vs_bayes", bayes_figure), ("distance_concentration", curse_figure)):
         if key in results["experiments"]:
-            draw(results["experiments"][key], out / name)
-            names.append(name)
+            draw(results["experiments"][key], out / f"experiment_{key}.png")
+            names.append(f"experiment_{key}.png")
     return names

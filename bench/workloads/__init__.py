@@ -1,9 +1,5 @@
-"""The one registry of benchmarked workloads, read by the pytest-benchmark suite and the report.
-
-One module per area. Each workload names fastdr's call, each anchor's call, the data, the
-agreement metric, the size grids per profile and the BENCHMARKS.md targets. A workload whose
-fastdr estimator is not importable yet reports "not available" instead of failing.
-"""
+"""The one registry of benchmarked workloads (one module per area), read by the
+pytest-benchmark suite and the report."""
 
 from . import isomap, lle, metric_learning, neighbors, spectral
 from ._base import Grid, Impl, Target, Workload

@@ -10,11 +10,8 @@ from ..data import make_data
 
 
 def fastdr_has(*names):
-    """Availability check: every name is an attribute of ``fastdr``.
-
-    fastdr loads its public names lazily, so this imports the modules behind them; a module that
-    fails to import (work in progress) makes the workload "not available", not a crash.
-    """
+    """Availability check: every name is importable from ``fastdr`` (a broken module is
+    "not available", not a crash)."""
 
     def available():
         import fastdr
@@ -34,35 +31,23 @@ def fastdr_has(*names):
 
 def module_importable(module, note=""):
     """Availability check: ``module`` can be imported (an optional anchor)."""
-
-    def available():
-        if importlib.util.find_spec(module) is None:
-            return False, f"skipped: {module} is not installed{note}"
-        return True, ""
-
-    return available
-
-
-def always():
-    return True, ""
+    return lambda: ((True, "") if importlib.util.find_spec(module) is not None
+                    else (False, f"skipped: {module} is not installed{note}"))
 
 
 @dataclass(frozen=True)
 class Impl:
-    """One implementation of a workload: fastdr's or an anchor's.
+    """One implementation (``label``: fastdr, sklearn, scipy, faiss, metric-learn).
 
-    ``run(data, state) -> result`` is the timed call; ``prepare(data) -> state`` runs once before
-    timing, untimed (fit before predict); ``available() -> (ok, reason)``; inputs above ``max_m``
-    are not run (the anchor would not fit in memory or time); ``call`` is the call as a reader
-    would write it (shown in the report). ``label`` is ``fastdr``, ``sklearn``, ``scipy``,
-    ``faiss`` or ``metric-learn``.
+    ``run(data, state)`` is timed after ``prepare(data) -> state`` (untimed); ``available() ->
+    (ok, reason)``; no run above ``max_m`` points; ``call`` is the call as the report shows it.
     """
 
     label: str
     run: Callable
     call: str
     prepare: Callable = None
-    available: Callable = always
+    available: Callable = lambda: (True, "")
     max_m: int = None
 
     def runnable(self, m):
@@ -87,35 +72,29 @@ _INPUTS = {"X": lambda data: data.X, "y": lambda data: data.y, "Q": lambda data:
 _STEP = re.compile(r"\.?(\w+)\(([^)]*)\)")
 
 
-def _chain(text):
-    """``"fit(X).kneighbors()"`` -> ``[("fit", ["X"]), ("kneighbors", [])]``."""
-    return [(name, [a.strip() for a in args.split(",") if a.strip()])
-            for name, args in _STEP.findall(text)]
-
-
-def _apply(obj, steps, data):
-    for name, args in steps:
-        obj = getattr(obj, name)(*[_INPUTS[a](data) for a in args])
+def _apply(obj, text, data):
+    """Call the chain ``text`` (``"fit(X).kneighbors()"``) on ``obj``."""
+    for name, args in _STEP.findall(text):
+        obj = getattr(obj, name)(*[_INPUTS[a.strip()](data) for a in args.split(",")
+                                   if a.strip()])
     return obj
 
 
 def estimator(label, path, params=None, chain="fit_transform(X)", *, fit=None, **options):
-    """An :class:`Impl` that runs ``<path>(**params).<chain>``, and writes that as its call.
+    """An :class:`Impl` timing ``<path>(**params).<chain>``.
 
     Parameters
     ----------
     label : str
     path : str
-        ``"fastdr.Isomap"`` or ``"sklearn.manifold.Isomap"``; a fastdr path makes the
-        implementation available only where fastdr has that name.
+        ``"fastdr.Isomap"``, ``"sklearn.manifold.Isomap"``; a fastdr path is available only
+        where fastdr has that name.
     params : dict or None
         Constructor arguments; an :class:`Arg` is computed from the input.
     chain : str
-        Methods called on the estimator, with inputs ``X``, ``y`` or ``Q`` (the query points):
-        ``"fit(X, y)"``, ``"fit(X).kneighbors()"``. With ``fit``, they are called on the
-        fitted estimator.
+        Methods called, with inputs ``X``, ``y`` or ``Q`` (query points): ``"fit(X, y)"``.
     fit : str or None
-        Untimed methods run first by ``prepare`` (``"fit(X, y)"`` before a timed predict).
+        Untimed methods run first (``"fit(X, y)"`` before a timed ``"predict(Q)"``).
     **options
         ``available`` or ``max_m`` of :class:`Impl`.
     """
@@ -128,16 +107,18 @@ def estimator(label, path, params=None, chain="fit_transform(X)", *, fit=None, *
 
     shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
     if fit is None:
-        def run(data, state):
-            return _apply(build(data), _chain(chain), data)
         prepare, call = None, f"{path}({shown}).{chain}"
-    else:
+
         def run(data, state):
-            return _apply(state, _chain(chain), data)
+            return _apply(build(data), chain, data)
+    else:
+        call = f"{path}({shown}).{fit}; timed: .{chain}"
 
         def prepare(data):
-            return _apply(build(data), _chain(fit), data)
-        call = f"{path}({shown}).{fit}; timed: .{chain}"
+            return _apply(build(data), fit, data)
+
+        def run(data, state):
+            return _apply(state, chain, data)
     if path.startswith("fastdr."):
         options.setdefault("available", fastdr_has(name))
     return Impl(label, run, call, prepare=prepare, **options)
@@ -145,14 +126,9 @@ def estimator(label, path, params=None, chain="fit_transform(X)", *, fit=None, *
 
 @dataclass(frozen=True)
 class Grid:
-    """The sizes of one workload in one profile.
-
-    ``headline`` is the (m, d) of the speed table and ``extra`` further speed rows (sizes where
-    BENCHMARKS.md sets a second target); the scaling curves use ``m_values`` at ``d_for_m`` and
-    ``d_values`` at ``m_for_d``; ``memory_m`` are the sizes of the peak-memory runs (m x m
-    methods, at the headline d). ``headline_kind`` replaces the data kind in the speed rows
-    (the digits for MMC).
-    """
+    """The sizes of one workload in one profile: the speed rows ``headline`` and ``extra``
+    (in data kind ``headline_kind`` if set), scaling curves over ``m_values`` at ``d_for_m``
+    and ``d_values`` at ``m_for_d``, peak-memory runs at ``memory_m`` (headline d)."""
 
     headline: tuple
     m_values: tuple = ()
@@ -168,16 +144,16 @@ class Grid:
         return list(dict.fromkeys([tuple(self.headline), *map(tuple, self.extra)]))
 
     def scaling_cases(self):
-        """(m, d) pairs of both scaling curves, headline first, without repeats."""
-        cases = [tuple(self.headline), *((m, self.d_for_m) for m in self.m_values),
-                 *((self.m_for_d, d) for d in self.d_values)]
-        return list(dict.fromkeys(cases))
+        """(m, d) of both scaling curves, headline first, without repeats."""
+        return list(dict.fromkeys([tuple(self.headline),
+                                   *((m, self.d_for_m) for m in self.m_values),
+                                   *((self.m_for_d, d) for d in self.d_values)]))
 
 
 @dataclass(frozen=True)
 class Target:
-    """A target from shared/BENCHMARKS.md at size (m, d): a speed-up against ``anchor``
-    (``min_speedup``; parity is ``1 / 1.2``) or an absolute time (``max_seconds``)."""
+    """A BENCHMARKS.md target at (m, d): a speed-up over ``anchor`` (``min_speedup``; parity is
+    ``1 / 1.2``) or an absolute time (``max_seconds``)."""
 
     text: str
     m: int
@@ -210,34 +186,13 @@ class Target:
 class Workload:
     """One benchmarked method or kernel.
 
-    Attributes
-    ----------
-    name, area, title : str
-        Identifier (``knn_f64``: file names, pytest ids); ``neighbors``, ``spectral``,
-        ``isomap``, ``lle`` or ``metric_learning``; what is measured, in words.
-    data_kind : str
-        Passed to :func:`bench.data.make_data`.
-    fastdr : Impl
-    anchors : tuple of Impl
-    agreement : callable
-        ``agreement(fast_result, anchor_result, data) -> Agreement``.
-    grids : dict
-        Profile name -> :class:`Grid`.
-    dtype : str
-    targets : tuple of Target
-        A speed row is judged by the one at its size.
-    memory_target : tuple or None
-        ``(m, max_ratio, text)``: fastdr's peak RSS at most ``max_ratio`` of the anchor's.
-    extend : callable or None
-        ``extend(data) -> data`` adds inputs to a cached Data (a graph, a metric).
-    truth_agreement : callable or None
-        ``truth_agreement(fast_result, data) -> Agreement`` for rows where no anchor ran.
-    mxm : bool
-        The method holds an m x m array: measured in the memory section.
-    distance_shape : callable or None
-        ``distance_shape(data) -> (queries, keys, d)`` for a distance-bound method: the report
-        sets its distance step (``2 * queries * keys * d`` flops) against a GEMM of that shape.
-    notes : tuple of str
+    ``name`` names files and pytest ids; ``area`` groups the scaling figures; ``data_kind``
+    goes to :func:`bench.data.make_data`, ``extend(data) -> data`` adds inputs (a graph);
+    ``agreement(fast, anchor, data)`` and, for rows where no anchor ran, ``truth_agreement(
+    fast, data)`` return an Agreement; ``grids`` maps profile names to :class:`Grid`; a speed
+    row is judged by the target at its size; ``memory_target`` is ``(m, max_ratio, text)`` on
+    the peak RSS ratio; ``mxm`` methods (m x m arrays) get a memory row; ``distance_shape(data)
+    -> (queries, keys, d)`` sets a distance-bound method against a GEMM of that shape.
     """
 
     name: str
@@ -264,9 +219,9 @@ class Workload:
         return self.extend(data) if self.extend is not None else data
 
     def target_for(self, m, d):
-        """The target at this size, else the first target (shown as "at full size")."""
-        at_size = [t for t in self.targets if (t.m, t.d) == (m, d)]
-        return (at_size or list(self.targets) or [None])[0]
+        """The target at this size, else the first (shown as "at full size")."""
+        return next((t for t in self.targets if (t.m, t.d) == (m, d)),
+                    self.targets[0] if self.targets else None)
 
     def impls(self):
         return (self.fastdr, *self.anchors)

@@ -2,6 +2,7 @@
 landmark Isomap at sizes no Python library reaches."""
 
 import importlib
+from dataclasses import replace
 
 from .. import agreement
 from ..data import symmetric_knn_graph
@@ -10,22 +11,13 @@ from ._base import Arg, Grid, Impl, Target, Workload, estimator
 K = 10
 LANDMARK_ANCHOR_MAX_M = 3000  # full Isomap as the landmark version's reference, up to here
 
-# fastdr's all-pairs geodesic distances: a sparse graph in, the dense matrix out, like scipy's
-# shortest_path(G, directed=False); method="dijkstra" pins the Dijkstra kernel.
-_DIJKSTRA = ("fastdr.manifold._geodesic", "geodesic_distances")
 
-
-def _dijkstra_function():
+def _dijkstra():
+    """fastdr's all-pairs geodesic distances (sparse graph in, dense out), or None."""
     try:
-        return getattr(importlib.import_module(_DIJKSTRA[0]), _DIJKSTRA[1], None)
-    except ImportError:
+        return importlib.import_module("fastdr.manifold._geodesic").geodesic_distances
+    except (ImportError, AttributeError):
         return None
-
-
-def _dijkstra_available():
-    if _dijkstra_function() is None:
-        return False, f"not available: {'.'.join(_DIJKSTRA)} is not importable yet"
-    return True, ""
 
 
 def n_landmarks_for(m):
@@ -46,7 +38,7 @@ def _with_graph(data):
 
 
 def _paths_fastdr(data, state):
-    return _dijkstra_function()(data.extra["knn_graph"], method="dijkstra")
+    return _dijkstra()(data.extra["knn_graph"], method="dijkstra")
 
 
 def _paths_scipy(data, state):
@@ -56,12 +48,8 @@ def _paths_scipy(data, state):
 
 
 def _vs_truth(tol):
-    def compare(fast, data):
-        result = agreement.procrustes(fast, data.truth, tol)
-        return agreement.Agreement("Procrustes vs true roll coordinates", result.value,
-                                   result.ok, result.detail)
-
-    return compare
+    return lambda fast, data: replace(agreement.procrustes(fast, data.truth, tol),
+                                      metric="Procrustes vs true roll coordinates")
 
 
 _ROLL_GRIDS = {
@@ -95,7 +83,8 @@ WORKLOADS = (
         data_kind="swiss",
         fastdr=Impl("fastdr", _paths_fastdr, "fastdr.manifold._geodesic.geodesic_distances(G, "
                     "method='dijkstra')",
-                    available=_dijkstra_available),
+                    available=lambda: (True, "") if _dijkstra() else (
+                        False, "not available: fastdr.manifold._geodesic is not importable")),
         anchors=(Impl("scipy", _paths_scipy,
                       "scipy shortest_path(G, method='D', directed=False)"),),
         agreement=agreement.dense_vs_anchor(1e-10),

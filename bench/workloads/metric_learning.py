@@ -9,8 +9,6 @@ from .. import agreement, external
 from ._base import Grid, Impl, Target, Workload, estimator
 
 NCA_ITERATIONS = 50
-
-
 _NCA = {"init": "identity", "max_iter": NCA_ITERATIONS, "random_state": 0}
 
 
@@ -36,18 +34,14 @@ def _metric_learn_here():
 
 
 def _metric_learn_available():
-    if _metric_learn_here():
-        return True, ""
-    worker, reason = external.worker()
-    if worker is None:
-        return False, (f"skipped: metric-learn is not installed here and {reason} "
-                       "(metric-learn 0.7 needs scikit-learn < 1.8; the recorded anchor time "
-                       "in BENCHMARKS.md is 8.3 s on digits)")
-    return True, ""
+    worker, reason = (True, "") if _metric_learn_here() else external.worker()
+    return (True, "") if worker is not None else (
+        False, f"skipped: metric-learn is not installed here and {reason} (metric-learn 0.7 "
+        "needs scikit-learn < 1.8; the recorded anchor time in BENCHMARKS.md is 8.3 s on digits)")
 
 
 def _mmc_metric_learn_prepare(data):
-    """In-process: nothing. Else load the data into the worker (not timed)."""
+    """Load the data into the worker (untimed), unless metric-learn runs here."""
     if _metric_learn_here():
         return None
     worker, _ = external.worker()

@@ -1,21 +1,18 @@
 """Distances and neighbours: pairwise distances, exact k-NN, the k-NN classifier, k-d tree."""
 
+import importlib
+
 import numpy as np
 
 from .. import agreement
 from ._base import Grid, Impl, Target, Workload, estimator, fastdr_has, module_importable
 
 
-def _function(label, path, call, **options):
-    """An :class:`Impl` calling ``path(X)``: a pairwise-distance function."""
+def _function(label, path, **options):
+    """An :class:`Impl` timing the pairwise-distance function ``path(X)``."""
     module, name = path.rsplit(".", 1)
-
-    def run(data, state):
-        import importlib
-
-        return getattr(importlib.import_module(module), name)(data.X)
-
-    return Impl(label, run, call, **options)
+    return Impl(label, lambda data, state: getattr(importlib.import_module(module), name)(
+        data.X), f"{path}(X)", **options)
 
 
 def _knn32_faiss(data, state):
@@ -46,10 +43,6 @@ def _mahalanobis_scipy(data, state):
     return cdist(data.X, data.X, "mahalanobis", VI=data.extra["mahalanobis_M"])
 
 
-def _self_shape(data):
-    return data.m, data.m, data.d
-
-
 def _knn(label, algorithm, chain="fit(X).kneighbors()"):
     path = ("fastdr" if label == "fastdr" else "sklearn.neighbors") + ".NearestNeighbors"
     params = {"n_neighbors": 10, "algorithm": algorithm}
@@ -68,10 +61,9 @@ WORKLOADS = (
     Workload(
         name="pairwise", area="neighbors",
         title="pairwise Euclidean distances, X against itself, float64", data_kind="gauss",
-        fastdr=_function("fastdr", "fastdr.pairwise_distances", "fastdr.pairwise_distances(X)",
+        fastdr=_function("fastdr", "fastdr.pairwise_distances",
                          available=fastdr_has("pairwise_distances")),
-        anchors=(_function("sklearn", "sklearn.metrics.pairwise_distances",
-                           "sklearn.metrics.pairwise_distances(X)"),),
+        anchors=(_function("sklearn", "sklearn.metrics.pairwise_distances"),),
         agreement=agreement.dense_vs_anchor(1e-9),
         grids={
             "smoke": Grid((200, 20), (100, 200), 20, (8, 32), 200),
@@ -80,7 +72,7 @@ WORKLOADS = (
                          (10, 30, 100, 300, 1000), 5000),
         },
         targets=(Target(">= 6x faster than sklearn", 10000, 100, "sklearn", 6.0),),
-        distance_shape=_self_shape,
+        distance_shape=lambda data: (data.m, data.m, data.d),
     ),
     Workload(
         name="knn_f64", area="neighbors",
@@ -90,7 +82,7 @@ WORKLOADS = (
         agreement=agreement.knn_vs_anchor(1e-9),
         grids=_KNN_GRIDS,
         targets=(Target(">= 1.5x faster than sklearn", 50000, 50, "sklearn", 1.5),),
-        distance_shape=_self_shape,
+        distance_shape=lambda data: (data.m, data.m, data.d),
     ),
     Workload(
         name="knn_f32", area="neighbors",
@@ -103,7 +95,7 @@ WORKLOADS = (
         agreement=agreement.knn_vs_anchor(1e-4),
         grids=_KNN_GRIDS,
         targets=(Target(">= 1.0x (as fast as faiss or faster)", 50000, 50, "faiss", 1.0),),
-        distance_shape=_self_shape,
+        distance_shape=lambda data: (data.m, data.m, data.d),
     ),
     Workload(
         name="knn_classifier", area="neighbors",
