@@ -223,6 +223,25 @@ def test_query_with_other_feature_count_is_refused():
         nn.kneighbors(da.zeros((5, 4), chunks=(5, 4)))
 
 
+@pytest.mark.parametrize("make, method", [
+    (lambda: fdd.PCA(n_components=2), "transform"),
+    (lambda: fdd.LinearDiscriminantAnalysis(), "transform"),
+    (lambda: fdd.LinearDiscriminantAnalysis(), "predict"),
+    (lambda: fdd.NeighborhoodComponentsAnalysis(n_components=2, max_iter=2), "transform"),
+    (lambda: fdd.Isomap(n_neighbors=5, n_landmarks=10, random_state=0), "transform"),
+    (lambda: fdd.KNeighborsClassifier(n_neighbors=2), "predict"),
+    (lambda: fdd.KNeighborsRegressor(n_neighbors=2), "predict"),
+])
+@pytest.mark.filterwarnings("ignore:.*did not converge")
+def test_every_method_refuses_another_feature_count(make, method):
+    X, y = _data(m=50, d=3)
+    est = make().fit(da.from_array(X, chunks=(20, 3)), y)
+    name = type(est).__name__
+    with pytest.raises(ValueError, match=f"X has 4 features, but {name} is expecting 3 "
+                                         f"features.*columns to {method}"):
+        getattr(est, method)(da.zeros((5, 4), chunks=(5, 4)))
+
+
 def test_kneighbors_too_many_neighbours_is_refused():
     X, _ = _data(m=10, d=3)
     nn = fdd.NearestNeighbors(n_neighbors=10).fit(da.from_array(X, chunks=(4, 3)))

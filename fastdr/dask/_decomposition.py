@@ -7,7 +7,14 @@ from .._base import BaseEstimator, TransformerMixin
 from .._eigen import spectral_pairs
 from .._params import validate_params
 from .._validation import check_is_fitted, check_n_components, check_option
-from ._utils import as_dask_rows, block_moments, merge_moments, row_blocks, tree_reduce
+from ._utils import (
+    as_dask_queries,
+    as_dask_rows,
+    block_moments,
+    merge_moments,
+    row_blocks,
+    tree_reduce,
+)
 
 SVD_SOLVERS = ("auto", "covariance_eigh")
 _FITTED = ("mean_", "components_", "explained_variance_", "explained_variance_ratio_",
@@ -153,8 +160,7 @@ class PCA(TransformerMixin, BaseEstimator):
         dask array of shape (n_samples, n_components_), with X's row chunks
         """
         model = self.to_local()
-        X = as_dask_rows(X, "PCA", min_samples=0)
-        _check_features(self, X, "transform")
+        X = as_dask_queries(X, self, "PCA", "transform")
         return X.map_blocks(_project_block, model, chunks=(X.chunks[0], (self.n_components_,)),
                             dtype=X.dtype)
 
@@ -178,13 +184,3 @@ class PCA(TransformerMixin, BaseEstimator):
             )
         return Z.map_blocks(_inverse_block, model, chunks=(Z.chunks[0], (self.n_features_in_,)),
                             dtype=Z.dtype)
-
-
-def _check_features(estimator, X, method):
-    expected = estimator.n_features_in_
-    if X.shape[1] != expected:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
-            f"{expected} features as input (the number seen in fit). Pass data with "
-            f"{expected} columns to {method}."
-        )

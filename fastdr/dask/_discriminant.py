@@ -20,8 +20,7 @@ from .._validation import (
     check_n_components,
     check_option,
 )
-from ._decomposition import _check_features
-from ._utils import as_dask_rows, as_labels, merge_moments, row_blocks, tree_reduce
+from ._utils import as_dask_queries, as_dask_rows, as_labels, merge_moments, row_blocks, tree_reduce
 
 _FITTED = ("classes_", "means_", "priors_", "covariance_", "scalings_",
            "explained_variance_ratio_", "coef_", "intercept_", "n_components_", "n_features_in_",
@@ -201,8 +200,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
 
     def _map(self, X, method, n_cols, dtype):
         model = self.to_local()
-        X = as_dask_rows(X, "LinearDiscriminantAnalysis", min_samples=0)
-        _check_features(self, X, method)
+        X = as_dask_queries(X, self, "LinearDiscriminantAnalysis", method)
         if n_cols is None:
             return X.map_blocks(_method_block, model, method, n_cols, dtype, drop_axis=1,
                                 chunks=(X.chunks[0],), dtype=dtype)

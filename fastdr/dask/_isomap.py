@@ -23,9 +23,8 @@ from ..manifold import _isomap_graph
 from ..manifold._geodesic import landmark_columns, locality_order, renumber
 from ..manifold._landmarks import triangulate_rows
 from ..manifold._mds_core import embed_from_distances, triangulate
-from ._decomposition import _check_features
 from ._neighbors import NearestNeighbors
-from ._utils import as_dask_rows, broadcast, stack_rows, task_n_jobs
+from ._utils import as_dask_queries, as_dask_rows, broadcast, stack_rows, task_n_jobs
 
 DEFAULT_N_NEIGHBORS = 5
 _SOURCES_PER_TASK = 16  # landmarks per Dijkstra task (a multiple of the kernel's panel, 8)
@@ -246,8 +245,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         dask array of shape (n_queries, n_components), with X's row chunks
         """
         check_is_fitted(self, "embedding_")
-        X = as_dask_rows(X, "Isomap", min_samples=0)
-        _check_features(self, X, "transform")
+        X = as_dask_queries(X, self, "Isomap", "transform")
         k = min(self._n_neighbors, self.nbrs_.n_samples_fit_)
         parts, _ = self.nbrs_._knn_parts(self.nbrs_._query_points(X, "transform"), k)
         panels = [p.to_delayed().ravel()[0] for p in self._panels()]

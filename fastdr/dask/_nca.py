@@ -23,8 +23,14 @@ from .._validation import (
     check_scalar,
 )
 from ..metric_learning._nca import row_partition
-from ._decomposition import _check_features
-from ._utils import as_dask_rows, as_labels, broadcast, check_n_jobs, row_blocks
+from ._utils import (
+    as_dask_queries,
+    as_dask_rows,
+    as_labels,
+    broadcast,
+    check_n_jobs,
+    row_blocks,
+)
 
 INITS = ("auto", "pca", "lda", "identity", "random")
 
@@ -235,7 +241,6 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
         dask array of shape (n_samples, n_components)
         """
         check_is_fitted(self, "components_")
-        X = as_dask_rows(X, "NeighborhoodComponentsAnalysis", min_samples=0)
-        _check_features(self, X, "transform")
+        X = as_dask_queries(X, self, "NeighborhoodComponentsAnalysis", "transform")
         return X.map_blocks(_transform_block, self.components_,
                             chunks=(X.chunks[0], (self.components_.shape[0],)), dtype=X.dtype)

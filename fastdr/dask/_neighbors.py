@@ -16,6 +16,7 @@ from .._validation import (
 from ..neighbors import _search
 from ._knn_tasks import plan_knn
 from ._utils import (
+    as_dask_queries,
     as_dask_rows,
     as_labels,
     check_n_jobs,
@@ -77,13 +78,7 @@ class _DaskNeighborsBase(BaseEstimator):
         check_is_fitted(self, "_fit_X")
         if X is None:
             return None
-        X = as_dask_rows(X, self._estimator_name, min_samples=0)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input (the number seen in fit). Pass "
-                f"data with {self.n_features_in_} columns to {method}."
-            )
+        X = as_dask_queries(X, self, self._estimator_name, method)
         X = X.astype(self._fit_dtype)
         return self._to_metric_space(X)
 

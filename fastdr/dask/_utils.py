@@ -11,7 +11,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from .._validation import check_array
+from .._validation import check_array, check_n_features
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -92,6 +92,29 @@ def as_dask_rows(X, estimator, *, name="X", min_samples=1):
     dtype = X.dtype if X.dtype in FLOAT_DTYPES else np.dtype(np.float64)
     X = X.rechunk({1: -1})
     return X.map_blocks(_checked_block, name, dtype=dtype, meta=np.empty((0, 0), dtype))
+
+
+def as_dask_queries(X, estimator, name, method):
+    """Validate the input of a fitted estimator's method (any number of rows, the feature
+    count seen in ``fit``), as :func:`as_dask_rows`.
+
+    Parameters
+    ----------
+    X : dask.array.Array or dask.dataframe.DataFrame
+    estimator : fitted estimator
+        Its ``n_features_in_`` is the feature count expected.
+    name : str
+        The class name, as in :func:`as_dask_rows`.
+    method : str
+        The method's name, for the messages.
+
+    Returns
+    -------
+    dask.array.Array
+    """
+    X = as_dask_rows(X, name, min_samples=0)
+    check_n_features(estimator, X, method)
+    return X
 
 
 def _checked_block(block, name):
