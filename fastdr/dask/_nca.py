@@ -14,7 +14,6 @@ import scipy.optimize
 
 from .._base import BaseEstimator, TransformerMixin
 from .._kernels import nca as nca_kernels
-from .._metric import apply_linear_map
 from .._validation import (
     check_classification_targets,
     check_is_fitted,
@@ -29,6 +28,7 @@ from ._utils import (
     as_labels,
     broadcast,
     check_n_jobs,
+    map_linear,
     row_blocks,
 )
 
@@ -92,10 +92,6 @@ def finish_gradient(X, A, *chunks):
         degree += colsum
     H = np.dot((X * degree[:, None]).T, X) - S - S.T
     return objective, -2.0 * np.dot(A, H)
-
-
-def _transform_block(block, components):
-    return apply_linear_map(block, components)
 
 
 class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
@@ -242,5 +238,4 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "components_")
         X = as_dask_queries(X, self, "NeighborhoodComponentsAnalysis", "transform")
-        return X.map_blocks(_transform_block, self.components_,
-                            chunks=(X.chunks[0], (self.components_.shape[0],)), dtype=X.dtype)
+        return map_linear(X, self.components_)

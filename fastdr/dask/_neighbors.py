@@ -5,7 +5,7 @@ import numpy as np
 
 from .._base import BaseEstimator, ClassifierMixin, RegressorMixin
 from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
-from .._metric import apply_linear_map, resolve_metric
+from .._metric import resolve_metric
 from .._parallel import parallel_section
 from .._validation import (
     check_classification_targets,
@@ -20,6 +20,7 @@ from ._utils import (
     as_dask_rows,
     as_labels,
     check_n_jobs,
+    map_linear,
     stack_rows,
     task_n_jobs,
     worker_memory_limit,
@@ -35,10 +36,6 @@ def _reported(sq, squared, dtype):
     """Squared distances to the reported distances, in the training dtype."""
     out = sq if squared else np.sqrt(sq)
     return out.astype(dtype, copy=False)
-
-
-def _mapped_block(block, linear_map):
-    return apply_linear_map(block, linear_map)
 
 
 class _DaskNeighborsBase(BaseEstimator):
@@ -70,9 +67,7 @@ class _DaskNeighborsBase(BaseEstimator):
     def _to_metric_space(self, X):
         if self._linear_map is None:
             return X
-        r = self._linear_map.shape[0]
-        return X.map_blocks(_mapped_block, self._linear_map, chunks=(X.chunks[0], (r,)),
-                            dtype=X.dtype)
+        return map_linear(X, self._linear_map)
 
     def _query_points(self, X, method):
         check_is_fitted(self, "_fit_X")

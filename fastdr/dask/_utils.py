@@ -11,6 +11,7 @@ import dask
 import dask.array as da
 import numpy as np
 
+from .._metric import apply_linear_map
 from .._validation import check_array, check_n_features
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -136,6 +137,16 @@ def as_labels(y, n_samples, *, name="y"):
             f"{name} per row of X."
         )
     return y
+
+
+def _linear_map_block(block, linear_map):
+    return apply_linear_map(block, linear_map)
+
+
+def map_linear(X, linear_map):
+    """Lazy ``X @ linear_map.T`` (an (r, d) matrix), block by block, with X's row chunks."""
+    return X.map_blocks(_linear_map_block, linear_map,
+                        chunks=(X.chunks[0], (linear_map.shape[0],)), dtype=X.dtype)
 
 
 def row_offsets(X):
