@@ -242,6 +242,21 @@ def test_every_method_refuses_another_feature_count(make, method):
         getattr(est, method)(da.zeros((5, 4), chunks=(5, 4)))
 
 
+def test_lazy_methods_pass_an_empty_row_block_through():
+    X, y = _data(m=60, d=3)
+    Xd = da.from_array(X, chunks=(30, 3))
+    Q = da.concatenate([Xd[:0], Xd[:7]])  # an empty first block
+    pca = fdd.PCA(n_components=2).fit(Xd)
+    lda = fdd.LinearDiscriminantAnalysis().fit(Xd, y)
+    Z = pca.transform(Q)
+    np.testing.assert_allclose(Z.compute(), pca.to_local().transform(X[:7]))
+    np.testing.assert_allclose(pca.inverse_transform(Z).compute(),
+                               pca.to_local().inverse_transform(pca.to_local().transform(X[:7])))
+    np.testing.assert_array_equal(lda.predict(Q).compute(), lda.to_local().predict(X[:7]))
+    np.testing.assert_allclose(lda.predict_proba(Q).compute(),
+                               lda.to_local().predict_proba(X[:7]))
+
+
 def test_kneighbors_too_many_neighbours_is_refused():
     X, _ = _data(m=10, d=3)
     nn = fdd.NearestNeighbors(n_neighbors=10).fit(da.from_array(X, chunks=(4, 3)))

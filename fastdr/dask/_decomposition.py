@@ -11,6 +11,7 @@ from ._utils import (
     as_dask_queries,
     as_dask_rows,
     block_moments,
+    map_method,
     merge_moments,
     row_blocks,
     tree_reduce,
@@ -30,18 +31,6 @@ def moments(X):
     parts = [dask.delayed(block_moments, pure=True)(b) for b in row_blocks(X)]
     n, mean, scatter = dask.compute(tree_reduce(parts, merge_moments))[0]
     return n, mean, 0.5 * (scatter + scatter.T)
-
-
-def _project_block(block, model):
-    if block.shape[0] == 0:  # the in-memory estimator refuses empty input
-        return np.empty((0, model.n_components_), dtype=block.dtype)
-    return model.transform(block)
-
-
-def _inverse_block(block, model):
-    if block.shape[0] == 0:
-        return np.empty((0, model.n_features_in_), dtype=block.dtype)
-    return model.inverse_transform(block)
 
 
 class PCA(TransformerMixin, BaseEstimator):
@@ -161,8 +150,7 @@ class PCA(TransformerMixin, BaseEstimator):
         """
         model = self.to_local()
         X = as_dask_queries(X, self, "PCA", "transform")
-        return X.map_blocks(_project_block, model, chunks=(X.chunks[0], (self.n_components_,)),
-                            dtype=X.dtype)
+        return map_method(X, model, "transform", self.n_components_, X.dtype)
 
     def inverse_transform(self, X):
         """Lazy map of projections back to the input space, ``W z + mean_``.
@@ -182,5 +170,4 @@ class PCA(TransformerMixin, BaseEstimator):
                 f"X has {Z.shape[1]} columns, but this PCA has {self.n_components_} "
                 "components; inverse_transform takes the output of transform."
             )
-        return Z.map_blocks(_inverse_block, model, chunks=(Z.chunks[0], (self.n_features_in_,)),
-                            dtype=Z.dtype)
+        return map_method(Z, model, "inverse_transform", self.n_features_in_, Z.dtype)

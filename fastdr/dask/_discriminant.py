@@ -20,7 +20,15 @@ from .._validation import (
     check_n_components,
     check_option,
 )
-from ._utils import as_dask_queries, as_dask_rows, as_labels, merge_moments, row_blocks, tree_reduce
+from ._utils import (
+    as_dask_queries,
+    as_dask_rows,
+    as_labels,
+    map_method,
+    merge_moments,
+    row_blocks,
+    tree_reduce,
+)
 
 _FITTED = ("classes_", "means_", "priors_", "covariance_", "scalings_",
            "explained_variance_ratio_", "coef_", "intercept_", "n_components_", "n_features_in_",
@@ -66,12 +74,6 @@ def add_class_scaled_moments(*parts):
         for k, (S, f) in enumerate(part):
             total[k] = (total[k][0] + S, total[k][1] + f)
     return total
-
-
-def _method_block(block, model, method, n_cols, dtype):
-    if block.shape[0] == 0:  # the in-memory estimator refuses empty input
-        return np.empty((0,) if n_cols is None else (0, n_cols), dtype=dtype)
-    return getattr(model, method)(block)
 
 
 def _ledoit_wolf_within(stats, counts, means, priors, pairs):
@@ -201,11 +203,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
     def _map(self, X, method, n_cols, dtype):
         model = self.to_local()
         X = as_dask_queries(X, self, "LinearDiscriminantAnalysis", method)
-        if n_cols is None:
-            return X.map_blocks(_method_block, model, method, n_cols, dtype, drop_axis=1,
-                                chunks=(X.chunks[0],), dtype=dtype)
-        return X.map_blocks(_method_block, model, method, n_cols, dtype,
-                            chunks=(X.chunks[0], (n_cols,)), dtype=dtype)
+        return map_method(X, model, method, n_cols, dtype)
 
     def _n_scores(self):
         return None if len(self.classes_) == 2 else len(self.classes_)

@@ -149,6 +149,37 @@ def map_linear(X, linear_map):
                         chunks=(X.chunks[0], (linear_map.shape[0],)), dtype=X.dtype)
 
 
+def _method_block(block, model, method, n_cols, dtype):
+    if block.shape[0] == 0:  # the in-memory estimators refuse empty input
+        return np.empty((0,) if n_cols is None else (0, n_cols), dtype=dtype)
+    return getattr(model, method)(block)
+
+
+def map_method(X, model, method, n_cols, dtype):
+    """Lazy ``getattr(model, method)`` of each row block of X (an in-memory fitted model).
+
+    Parameters
+    ----------
+    X : dask.array.Array
+    model : fitted in-memory estimator
+    method : str
+    n_cols : int or None
+        Columns of the result; None for a 1-D result.
+    dtype : numpy dtype
+        The result's dtype.
+
+    Returns
+    -------
+    dask.array.Array
+        With X's row chunks.
+    """
+    if n_cols is None:
+        return X.map_blocks(_method_block, model, method, n_cols, dtype, drop_axis=1,
+                            chunks=(X.chunks[0],), dtype=dtype)
+    return X.map_blocks(_method_block, model, method, n_cols, dtype,
+                        chunks=(X.chunks[0], (n_cols,)), dtype=dtype)
+
+
 def row_offsets(X):
     """Start row of each row block of X (and the total at the end)."""
     return np.concatenate(([0], np.cumsum(X.chunks[0]))).astype(np.int64)
