@@ -262,6 +262,12 @@ class _DaskKNeighborsSupervised(_DaskNeighborsBase):
                 f"weights must be 'uniform', 'distance' or a callable; got {self.weights!r}."
             )
 
+    def _fit_supervised(self, X, y):
+        """Check the weights, remember the training points; the targets on the client."""
+        self._check_weights()
+        X = self._fit_neighbors(X)
+        return as_labels(y, X.shape[0])
+
     def _predict_parts(self, X, method, combine, targets, n_cols, dtype):
         check_is_fitted(self, "_fit_X")
         Q = self._query_points(X, method)
@@ -352,9 +358,7 @@ class KNeighborsClassifier(ClassifierMixin, _DaskKNeighborsSupervised):
         -------
         self
         """
-        self._check_weights()
-        X = self._fit_neighbors(X)
-        y = as_labels(y, X.shape[0])
+        y = self._fit_supervised(X, y)
         self.classes_, self._y_codes = check_classification_targets(y)
         return self
 
@@ -428,9 +432,7 @@ class KNeighborsRegressor(RegressorMixin, _DaskKNeighborsSupervised):
         -------
         self
         """
-        self._check_weights()
-        X = self._fit_neighbors(X)
-        y = as_labels(y, X.shape[0])
+        y = self._fit_supervised(X, y)
         if y.dtype.kind not in "biuf":
             raise ValueError(f"y must be numeric for a regressor; got dtype {y.dtype}.")
         self._y_1d = y.ndim == 1
