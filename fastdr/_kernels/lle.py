@@ -203,6 +203,15 @@ def _row_columns(r, indices, ptr, point, seen, cols):
     return n
 
 
+@njit(cache=True)
+def _columns_buffer(ptr, r0, r1, k):
+    """Room for the columns of any one row r0 <= r < r1 of M (see :func:`_row_columns`)."""
+    widest = 0
+    for r in range(r0, r1):
+        widest = max(widest, ptr[r + 1] - ptr[r])
+    return np.empty(widest * (k + 1), dtype=np.int64)
+
+
 @njit(cache=True, parallel=True)
 def m_row_counts(indices, ptr, point, n_blocks):
     """Number of stored entries in each row of M = (I - W)^T (I - W). O(m k^2)."""
@@ -215,10 +224,7 @@ def m_row_counts(indices, ptr, point, n_blocks):
         if r0 >= r1:
             continue
         seen = np.zeros(m, dtype=np.bool_)
-        widest = 0
-        for r in range(r0, r1):
-            widest = max(widest, ptr[r + 1] - ptr[r])
-        cols = np.empty(widest * (k + 1), dtype=np.int64)
+        cols = _columns_buffer(ptr, r0, r1, k)
         for r in range(r0, r1):
             counts[r] = _row_columns(r, indices, ptr, point, seen, cols)
     return counts
@@ -241,10 +247,7 @@ def m_fill(weights, indices, ptr, point, slot, n_blocks, indptr, out_indices, ou
             continue
         seen = np.zeros(m, dtype=np.bool_)
         position = np.empty(m, dtype=np.int64)
-        widest = 0
-        for r in range(r0, r1):
-            widest = max(widest, ptr[r + 1] - ptr[r])
-        cols = np.empty(widest * (k + 1), dtype=np.int64)
+        cols = _columns_buffer(ptr, r0, r1, k)
         for r in range(r0, r1):
             n = _row_columns(r, indices, ptr, point, seen, cols)
             cols[:n].sort()
