@@ -62,6 +62,21 @@ def _row_of_iteration(p, s, m, upper):
     return i if i != p else -1
 
 
+@njit(cache=True, inline="always")
+def _gaussian_into(sq, gamma, values, scratch, target):
+    """``target[j] = exp(-gamma sq[j])``; ``sq`` is scaled by gamma in place. O(len(sq)).
+
+    ``values`` and ``scratch`` are float64 buffers of the same length, distinct from ``sq``
+    (see :func:`fastdr._kernels.vexp.exp_shifted`); ``target`` may have any float dtype.
+    Inlined into the parallel loops, so the code they run is the code written there before.
+    """
+    for j in range(sq.shape[0]):
+        sq[j] *= gamma
+    exp_shifted(sq, 0.0, values, scratch)
+    for j in range(sq.shape[0]):
+        target[j] = values[j]
+
+
 @njit(cache=True, parallel=True)
 def rbf_direct(Q, Tt, gamma, upper, out):
     """Fill ``out`` (m, n) with ``exp(-gamma |q_i - t_j|^2)`` from exact float64 sums.
@@ -93,13 +108,7 @@ def rbf_direct(Q, Tt, gamma, upper, out):
                 for j in range(width):
                     diff = qf - t_row[j]
                     row[j] += diff * diff
-            for j in range(width):
-                row[j] *= gamma
-            values = expo[j0:]
-            exp_shifted(row, 0.0, values, scratch[j0:])
-            target = out[i, j0:]
-            for j in range(width):
-                target[j] = values[j]
+            _gaussian_into(row, gamma, expo[j0:], scratch[j0:], out[i, j0:])
 
 
 @njit(cache=True, parallel=True)
@@ -134,12 +143,7 @@ def rbf_from_gram_inplace(K, Q, T, q_norms, t_norms, tol, gamma, upper):
             for j in range(width):
                 if row[j] < tol * (qn + norms[j]):
                     row[j] = sqdist_exact(Q[i], T[j0 + j])
-            for j in range(width):
-                row[j] *= gamma
-            values = expo[j0:]
-            exp_shifted(row, 0.0, values, scratch[j0:])
-            for j in range(width):
-                gram[j] = values[j]
+            _gaussian_into(row, gamma, expo[j0:], scratch[j0:], gram)
 
 
 @njit(cache=True, parallel=True)
