@@ -204,6 +204,24 @@ def test_kneighbors_classifier_and_regressor(client, weights):
     np.testing.assert_allclose(reg.predict(Qd).compute(), ref_reg.predict(Q), rtol=1e-12)
 
 
+@pytest.mark.parametrize("estimator", ["KNeighborsClassifier", "KNeighborsRegressor"])
+def test_weights_callable_checks_are_the_in_memory_ones(estimator):
+    X, y = _data(m=40, d=3)
+    Xd = da.from_array(X, chunks=(15, 3))
+    Q = X[:6] + 0.1
+
+    def zeros(dist):
+        return np.zeros_like(dist)
+
+    lazy = getattr(fdd, estimator)(n_neighbors=3, weights=zeros).fit(Xd, y)
+    local = getattr(fastdr, estimator)(n_neighbors=3, weights=zeros).fit(X, y)
+    with pytest.raises(ValueError, match="All neighbors of some sample") as expected:
+        local.predict(Q)
+    with pytest.raises(ValueError) as got:
+        lazy.predict(da.from_array(Q, chunks=(6, 3))).compute(scheduler="sync")
+    assert str(got.value) == str(expected.value)
+
+
 def test_broadcast_auto_follows_the_worker_memory_limit(client, monkeypatch):
     from fastdr.dask import _neighbors
 

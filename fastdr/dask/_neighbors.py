@@ -4,7 +4,7 @@ import dask
 import numpy as np
 
 from .._base import BaseEstimator, ClassifierMixin, RegressorMixin
-from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
+from .._kernels.vote import class_votes, weighted_means
 from .._metric import resolve_metric
 from .._parallel import parallel_section
 from .._validation import (
@@ -14,6 +14,7 @@ from .._validation import (
     check_scalar,
 )
 from ..neighbors import _search
+from ..neighbors._predict import neighbour_weights
 from ._knn_tasks import plan_knn
 from ._utils import (
     as_dask_queries,
@@ -281,27 +282,12 @@ class _DaskKNeighborsSupervised(_DaskNeighborsBase):
         return stack_rows(out, Q.chunks[0], n_cols, dtype)
 
 
-def _neighbour_weights(sq, weights, dtype):
-    if weights == "uniform":
-        return np.ones(sq.shape, dtype=np.float64)
-    dist = np.sqrt(sq)
-    if weights == "distance":
-        return inverse_distance_weights(dist)
-    w = np.asarray(weights(dist.astype(dtype)), dtype=np.float64)
-    if w.shape != sq.shape:
-        raise ValueError(
-            f"The weights callable returned shape {w.shape}; it must return one weight per "
-            f"neighbour, shape {sq.shape}."
-        )
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError("The weights callable returned negative, NaN or inf weights.")
-    return w
-
-
 def _vote_block(part, weights, dtype, targets, combine, n_jobs):
     sq, idx = part
-    with parallel_section(task_n_jobs(n_jobs)):
-        w = _neighbour_weights(sq, weights, dtype)
+    n_jobs = task_n_jobs(n_jobs)
+    # the in-memory estimators' weights (1/d with coincident points, callable checks)
+    w = neighbour_weights(sq, weights, dtype, n_jobs)
+    with parallel_section(n_jobs):
         return combine(idx, w, targets)
 
 

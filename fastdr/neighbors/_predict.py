@@ -18,6 +18,54 @@ def _row_normalised(weights):
     return weights / weights.max(axis=1, keepdims=True)
 
 
+def neighbour_weights(sq_dist, weights, dtype, n_jobs):
+    """Vote weights of the neighbours at squared distances ``sq_dist``, each row scaled to
+    a largest weight of 1. Shared by the in-memory and the Dask k-NN estimators.
+
+    Parameters
+    ----------
+    sq_dist : ndarray of shape (n_queries, n_neighbors)
+    weights : {"uniform", "distance"} or callable
+        The estimator's ``weights``; a callable gets the distances in ``dtype``.
+    dtype : numpy dtype
+        The training dtype.
+    n_jobs : int or None
+        Threads of the 1/distance kernel.
+
+    Returns
+    -------
+    ndarray of shape (n_queries, n_neighbors), float64
+    """
+    if weights == "uniform":
+        return np.ones(sq_dist.shape, dtype=np.float64)
+    dist = np.sqrt(sq_dist)
+    if weights == "distance":
+        # 1/d overflows below the smallest normal float: such a neighbour coincides with
+        # the query as far as the arithmetic can tell, and is weighted as a coincident one
+        dist = np.where(dist < np.finfo(np.float64).tiny, 0.0, dist)
+        with parallel_section(n_jobs):
+            return _row_normalised(inverse_distance_weights(dist))
+    w = np.asarray(weights(dist.astype(dtype)), dtype=np.float64)
+    if w.shape != sq_dist.shape:
+        raise ValueError(
+            f"The weights callable returned shape {w.shape}; it must return one "
+            f"weight per neighbour, shape {sq_dist.shape}."
+        )
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(
+            "The weights callable returned negative, NaN or inf weights. Return finite "
+            "weights >= 0, one per neighbour."
+        )
+    zero_rows = np.flatnonzero(~(w > 0).any(axis=1))
+    if zero_rows.size:
+        raise ValueError(
+            "All neighbors of some sample is getting zero weights (rows "
+            f"{zero_rows[:5].tolist()}{'...' if zero_rows.size > 5 else ''} of X). Please "
+            "modify 'weights' to avoid this case if you are using a user-defined function."
+        )
+    return _row_normalised(w)
+
+
 def _power_of_two_scale(y):
     """A power of two near max |y| (1 for all-zero y), so that |y / scale| <= 2 exactly."""
     largest = float(np.abs(y).max()) if y.size else 0.0
@@ -50,34 +98,8 @@ class _KNeighborsSupervised(NeighborsBase):
         Q = self._query_points(X, method)
         sq_dist, indices = self._kneighbors_sq(Q, self.n_neighbors)
         log.done(f"k-NN search ({self._algorithm}, k={self.n_neighbors})")
-        if self.weights == "uniform":
-            return indices, np.ones(indices.shape, dtype=np.float64)
-        dist = np.sqrt(sq_dist)
-        if self.weights == "distance":
-            # 1/d overflows below the smallest normal float: such a neighbour coincides with
-            # the query as far as the arithmetic can tell, and is weighted as a coincident one
-            dist = np.where(dist < np.finfo(np.float64).tiny, 0.0, dist)
-            with parallel_section(self.n_jobs):
-                return indices, _row_normalised(inverse_distance_weights(dist))
-        weights = np.asarray(self.weights(dist.astype(self._fit_X.dtype)), dtype=np.float64)
-        if weights.shape != indices.shape:
-            raise ValueError(
-                f"The weights callable returned shape {weights.shape}; it must return one "
-                f"weight per neighbour, shape {indices.shape}."
-            )
-        if not np.isfinite(weights).all() or (weights < 0).any():
-            raise ValueError(
-                "The weights callable returned negative, NaN or inf weights. Return finite "
-                "weights >= 0, one per neighbour."
-            )
-        zero_rows = np.flatnonzero(~(weights > 0).any(axis=1))
-        if zero_rows.size:
-            raise ValueError(
-                "All neighbors of some sample is getting zero weights (rows "
-                f"{zero_rows[:5].tolist()}{'...' if zero_rows.size > 5 else ''} of X). Please "
-                "modify 'weights' to avoid this case if you are using a user-defined function."
-            )
-        return indices, _row_normalised(weights)
+        return indices, neighbour_weights(sq_dist, self.weights, self._fit_X.dtype,
+                                          self.n_jobs)
 
 
 class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
