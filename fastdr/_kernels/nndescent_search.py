@@ -60,6 +60,15 @@ def _grow_frontier(fd, fi):
     return nd, ni
 
 
+@njit(cache=True, inline="always")
+def _frontier_add(fd, fi, size, d, j):
+    """Push (d, j) on the frontier, doubling it when full; returns (fd, fi, size + 1)."""
+    if size == fd.shape[0]:
+        fd, fi = _grow_frontier(fd, fi)
+    _frontier_push(fd, fi, size, d, j)
+    return fd, fi, size + 1
+
+
 @njit(cache=True)
 def search_one(X, metric, q, scale, perm, roots, node_lo, node_hi, node_left, node_right,
                node_a, node_b, node_off, graph_ptr, graph_idx, visited, stamp,
@@ -80,10 +89,7 @@ def search_one(X, metric, q, scale, perm, roots, node_lo, node_hi, node_left, no
             visited[j] = stamp
             d = key_distance(q, X[j], metric)
             heap_push(res_d, res_i, d, j)
-            if size == fd.shape[0]:
-                fd, fi = _grow_frontier(fd, fi)
-            _frontier_push(fd, fi, size, d, j)
-            size += 1
+            fd, fi, size = _frontier_add(fd, fi, size, d, j)
     bound = res_d[0] * scale
     while size > 0:
         d_c = fd[0]
@@ -100,10 +106,7 @@ def search_one(X, metric, q, scale, perm, roots, node_lo, node_hi, node_left, no
             d = key_distance(q, X[j], metric)
             if d < bound:
                 heap_push(res_d, res_i, d, j)
-                if size == fd.shape[0]:
-                    fd, fi = _grow_frontier(fd, fi)
-                _frontier_push(fd, fi, size, d, j)
-                size += 1
+                fd, fi, size = _frontier_add(fd, fi, size, d, j)
                 bound = res_d[0] * scale
     if res_i[0] == INDEX_SENTINEL:
         # the search reached fewer than k points (a disconnected graph): sweep the rest
