@@ -222,6 +222,17 @@ def test_weights_callable_checks_are_the_in_memory_ones(estimator):
     assert str(got.value) == str(expected.value)
 
 
+def test_regressor_targets_near_the_float64_limit_do_not_overflow():
+    X, _ = _data(m=30, d=3)
+    y = np.full(30, 1.5e308)
+    y[::2] = -1.7e308
+    reg = fdd.KNeighborsRegressor(n_neighbors=4).fit(da.from_array(X, chunks=(10, 3)), y)
+    ref = fastdr.KNeighborsRegressor(n_neighbors=4).fit(X, y)
+    got = reg.predict(da.from_array(X[:8], chunks=(4, 3))).compute(scheduler="sync")
+    assert np.isfinite(got).all()
+    np.testing.assert_array_equal(got, ref.predict(X[:8]))
+
+
 def test_broadcast_auto_follows_the_worker_memory_limit(client, monkeypatch):
     from fastdr.dask import _neighbors
 

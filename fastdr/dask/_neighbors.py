@@ -14,7 +14,7 @@ from .._validation import (
     check_scalar,
 )
 from ..neighbors import _search
-from ..neighbors._predict import neighbour_weights
+from ..neighbors._predict import neighbour_weights, scaled_targets
 from ._knn_tasks import plan_knn
 from ._utils import (
     as_dask_queries,
@@ -302,8 +302,8 @@ def _class_label(idx, w, targets):
 
 
 def _regress(idx, w, targets):
-    y, one_d = targets
-    out = weighted_means(idx, w, y)
+    y, one_d, scale = targets
+    out = weighted_means(idx, w, y) * scale
     return out.ravel() if one_d else out
 
 
@@ -422,7 +422,8 @@ class KNeighborsRegressor(RegressorMixin, _DaskKNeighborsSupervised):
         if y.dtype.kind not in "biuf":
             raise ValueError(f"y must be numeric for a regressor; got dtype {y.dtype}.")
         self._y_1d = y.ndim == 1
-        self._y = np.ascontiguousarray(y.reshape(y.shape[0], -1), dtype=np.float64)
+        # the in-memory regressor's targets (scaled by a power of two against overflow)
+        self._y, self._y_scale = scaled_targets(y)
         return self
 
     def predict(self, X):
@@ -439,8 +440,8 @@ class KNeighborsRegressor(RegressorMixin, _DaskKNeighborsSupervised):
         """
         check_is_fitted(self, "_y")
         n_cols = None if self._y_1d else self._y.shape[1]
-        return self._predict_parts(X, "predict", _regress, (self._y, self._y_1d), n_cols,
-                                   np.float64)
+        return self._predict_parts(X, "predict", _regress,
+                                   (self._y, self._y_1d, self._y_scale), n_cols, np.float64)
 
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors",

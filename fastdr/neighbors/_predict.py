@@ -73,6 +73,17 @@ def _power_of_two_scale(y):
     return float(np.ldexp(1.0, min(int(np.frexp(largest)[1]), 1023))) if largest > 0 else 1.0
 
 
+def scaled_targets(y):
+    """Regression targets as a contiguous float64 (n, n_outputs) array divided by a power of
+    two, and that power: targets near the float64 limit would overflow the weighted sums, so
+    they are averaged scaled into [-1, 1] (exactly) and the means scaled back. Shared by the
+    in-memory and the Dask regressors.
+    """
+    y = np.asarray(y.reshape(y.shape[0], -1), dtype=np.float64)
+    scale = _power_of_two_scale(y)
+    return np.ascontiguousarray(y / scale), scale
+
+
 class _KNeighborsSupervised(NeighborsBase):
     _parameter_constraints = {
         **NeighborsBase._parameter_constraints,
@@ -231,11 +242,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         self._start_fit(X)
         X, y = check_X_y(X, y, y_numeric=True, multi_output=True)
         self._y_1d = y.ndim == 1
-        y = np.asarray(y.reshape(y.shape[0], -1), dtype=np.float64)
-        # targets near the float64 limit would overflow the weighted sums: average them
-        # scaled by a power of two into [-1, 1] (exact) and scale the means back
-        self._y_scale = _power_of_two_scale(y)
-        self._y = np.ascontiguousarray(y / self._y_scale)
+        self._y, self._y_scale = scaled_targets(y)
         self._fit_neighbors(X)
         return self
 
