@@ -187,9 +187,6 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
 
         return LocalLDA
 
-    def _check_priors(self, counts, m):
-        return self._local_class()(priors=self.priors)._check_priors(counts, m)
-
     def to_local(self):
         """The fitted in-memory :class:`fastdr.LinearDiscriminantAnalysis` (same attributes).
 
