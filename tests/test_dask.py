@@ -286,11 +286,16 @@ def test_lazy_methods_pass_an_empty_row_block_through():
                                lda.to_local().predict_proba(X[:7]))
 
 
-def test_kneighbors_too_many_neighbours_is_refused():
+@pytest.mark.parametrize("k, queries", [(10, False), (11, True)])
+def test_kneighbors_too_many_neighbours_is_refused(k, queries):
     X, _ = _data(m=10, d=3)
-    nn = fdd.NearestNeighbors(n_neighbors=10).fit(da.from_array(X, chunks=(4, 3)))
-    with pytest.raises(ValueError, match="n_neighbors=10"):
-        nn.kneighbors()
+    nn = fdd.NearestNeighbors(n_neighbors=k).fit(da.from_array(X, chunks=(4, 3)))
+    local = fastdr.NearestNeighbors(n_neighbors=k).fit(X)
+    with pytest.raises(ValueError, match=f"n_neighbors={k}") as expected:
+        local.kneighbors(X if queries else None)
+    with pytest.raises(ValueError) as got:
+        nn.kneighbors(da.from_array(X, chunks=(4, 3)) if queries else None)
+    assert str(got.value) == str(expected.value)  # the in-memory check and message
 
 
 # -- PCA and LDA -----------------------------------------------------------------------------

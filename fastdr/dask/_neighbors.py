@@ -14,6 +14,7 @@ from .._validation import (
     check_scalar,
 )
 from ..neighbors import _search
+from ..neighbors._base import check_k
 from ..neighbors._predict import neighbour_weights, scaled_targets
 from ._knn_tasks import plan_knn
 from ._utils import (
@@ -85,21 +86,10 @@ class _DaskNeighborsBase(BaseEstimator):
         index_bytes = 2 * T.shape[0] * T.shape[1] * T.dtype.itemsize
         return index_bytes <= BROADCAST_MEMORY_FRACTION * worker_memory_limit()
 
-    def _check_k(self, k, self_query):
-        check_scalar(k, "n_neighbors", "int", min_value=1)
-        n = self.n_samples_fit_
-        limit = n - 1 if self_query else n
-        if k > limit:
-            raise ValueError(
-                f"n_neighbors={k} is larger than the {limit} training points a query can "
-                f"have as neighbours ({n} points{', each excluding itself' if self_query else ''}"
-                f"). Use n_neighbors <= {limit} or fit on more points."
-            )
-
     def _knn_parts(self, Q, k):
         """Delayed (squared distances, indices) per query block, and the query array."""
         self_query = Q is None
-        self._check_k(k, self_query)
+        check_k(k, self.n_samples_fit_, self_query)
         parts = plan_knn(self._fit_X, Q, k, self_query=self_query, algorithm=self._algorithm,
                          broadcast=self._use_broadcast(), n_jobs=self.n_jobs)
         return parts, self._fit_X if self_query else Q

@@ -14,6 +14,25 @@ from .._validation import check_array, check_is_fitted, check_query, check_scala
 from . import _approximate, _search
 
 
+def check_k(k, n, self_query):
+    """Refuse ``k`` neighbours from ``n`` training points (``n - 1`` when each query is a
+    training point that excludes itself). Shared by the in-memory and the Dask estimators."""
+    check_scalar(k, "n_neighbors", "int", min_value=1)
+    limit = n - 1 if self_query else n
+    if k > limit:
+        if self_query:
+            remedy = (f"Use n_neighbors <= {limit} or fit on more points." if limit >= 1
+                      else f"Fit on at least {k + 1} points.")
+            raise ValueError(
+                f"n_neighbors={k} must be smaller than the number of training points "
+                f"({n}) when X is None, because each point excludes itself. {remedy}"
+            )
+        raise ValueError(
+            f"n_neighbors={k} is larger than the number of training points ({n}). "
+            f"Use n_neighbors <= {n} or fit on more points."
+        )
+
+
 class NeighborsBase(BaseEstimator):
     """Stores the training data (in metric space) and answers k-NN and radius queries."""
 
@@ -80,21 +99,7 @@ class NeighborsBase(BaseEstimator):
         return Q
 
     def _check_k(self, k, self_query):
-        check_scalar(k, "n_neighbors", "int", min_value=1)
-        n = self.n_samples_fit_
-        limit = n - 1 if self_query else n
-        if k > limit:
-            if self_query:
-                remedy = (f"Use n_neighbors <= {limit} or fit on more points." if limit >= 1
-                          else f"Fit on at least {k + 1} points.")
-                raise ValueError(
-                    f"n_neighbors={k} must be smaller than the number of training points "
-                    f"({n}) when X is None, because each point excludes itself. {remedy}"
-                )
-            raise ValueError(
-                f"n_neighbors={k} is larger than the number of training points ({n}). "
-                f"Use n_neighbors <= {n} or fit on more points."
-            )
+        check_k(k, self.n_samples_fit_, self_query)
 
     def _kneighbors_sq(self, Q, k):
         """Squared metric distances (float64) and indices of the k nearest training points."""
