@@ -14,7 +14,7 @@ from .._validation import (
     check_scalar,
 )
 from ..neighbors import _search
-from ..neighbors._base import check_k
+from ..neighbors._base import check_k, reported_distances
 from ..neighbors._predict import neighbour_weights, scaled_targets
 from ._knn_tasks import plan_knn
 from ._utils import (
@@ -32,12 +32,6 @@ BROADCAST_OPTIONS = ("auto", True, False)
 # the broadcast index (data, and a k-d tree of about the same size) must use at most this
 # fraction of the smallest worker's memory limit
 BROADCAST_MEMORY_FRACTION = 0.25
-
-
-def _reported(sq, squared, dtype):
-    """Squared distances to the reported distances, in the training dtype."""
-    out = sq if squared else np.sqrt(sq)
-    return out.astype(dtype, copy=False)
 
 
 class _DaskNeighborsBase(BaseEstimator):
@@ -180,8 +174,8 @@ class NearestNeighbors(_DaskNeighborsBase):
             return ind
         # a module-level function: a bound method would ship the estimator (and the graph
         # of its training data) inside every task
-        dist_parts = [dask.delayed(_reported, pure=True)(p[0], self._squared, self._fit_dtype)
-                      for p in parts]
+        report = dask.delayed(reported_distances, pure=True)
+        dist_parts = [report(p[0], self._squared, self._fit_dtype) for p in parts]
         return stack_rows(dist_parts, rows, k, self._fit_dtype), ind
 
     def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):

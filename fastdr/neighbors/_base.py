@@ -14,6 +14,13 @@ from .._validation import check_array, check_is_fitted, check_query, check_scala
 from . import _approximate, _search
 
 
+def reported_distances(sq_dist, squared, dtype):
+    """Squared metric distances (float64) to the reported ones (squared or not) in ``dtype``,
+    the training dtype. Shared by the in-memory and the Dask estimators."""
+    out = sq_dist if squared else np.sqrt(sq_dist)
+    return out.astype(dtype, copy=False)
+
+
 def check_k(k, n, self_query):
     """Refuse ``k`` neighbours from ``n`` training points (``n - 1`` when each query is a
     training point that excludes itself). Shared by the in-memory and the Dask estimators."""
@@ -124,8 +131,7 @@ class NeighborsBase(BaseEstimator):
 
     def _to_reported(self, sq_dist):
         """Squared distances to the reported distance, in the training dtype."""
-        out = sq_dist if self._squared else np.sqrt(sq_dist)
-        return out.astype(self._fit_X.dtype, copy=False)
+        return reported_distances(sq_dist, self._squared, self._fit_X.dtype)
 
     def _radius_csr(self, Q, radius):
         check_scalar(radius, "radius", "real", min_value=0)
