@@ -195,10 +195,7 @@ class NearestNeighbors(_DaskNeighborsBase):
         check_option(mode, "mode", ("connectivity", "distance"))
         dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
         dist, ind = dask.compute(dist, ind)
-        m, k = ind.shape
-        values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)
-        indptr = np.arange(0, m * k + 1, k, dtype=np.int64)
-        return _search.to_csr(indptr, ind.ravel(), values, (m, self.n_samples_fit_))
+        return _search.knn_csr(dist, ind, mode, self.n_samples_fit_)
 
 
 def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,

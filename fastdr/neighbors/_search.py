@@ -196,3 +196,12 @@ def radius_tree(tree, T, Q, radius, *, self_query, n_jobs):
 def to_csr(indptr, indices, values, shape):
     """Build a ``csr_matrix`` from CSR arrays without dropping explicit zeros."""
     return scipy.sparse.csr_matrix((values, indices, indptr), shape=shape)
+
+
+def knn_csr(dist, ind, mode, n_cols):
+    """The k-NN graph of (m, k) neighbour distances and indices: k entries a row, the
+    distances (``mode="distance"``) or ones (``"connectivity"``), explicit zeros kept."""
+    m, k = ind.shape
+    values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)
+    indptr = np.arange(0, m * k + 1, k, dtype=np.int64)
+    return to_csr(indptr, ind.ravel(), values, (m, n_cols))

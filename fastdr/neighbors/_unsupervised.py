@@ -187,10 +187,7 @@ class NearestNeighbors(NeighborsBase):
         """
         check_option(mode, "mode", ("connectivity", "distance"))
         dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
-        m, k = ind.shape
-        values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)
-        indptr = np.arange(0, m * k + 1, k, dtype=np.int64)
-        return _search.to_csr(indptr, ind.ravel(), values, (m, self.n_samples_fit_))
+        return _search.knn_csr(dist, ind, mode, self.n_samples_fit_)
 
     def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity",
                                sort_results=False):
@@ -264,10 +261,7 @@ def _graph_with_self(nn, k, mode):
         ind = np.hstack([np.arange(m, dtype=np.int64)[:, None], ind])
     else:
         sq, ind = nn._search_k(Q, k, self_query=False)
-    dist = nn._to_reported(sq)
-    values = dist.ravel() if mode == "distance" else np.ones(m * k, dtype=dist.dtype)
-    indptr = np.arange(0, m * k + 1, k, dtype=np.int64)
-    return _search.to_csr(indptr, ind.ravel(), values, (m, m))
+    return _search.knn_csr(nn._to_reported(sq), ind, mode, m)
 
 
 def radius_neighbors_graph(X, radius, *, mode="connectivity", include_self=False,
