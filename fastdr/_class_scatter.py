@@ -109,6 +109,18 @@ def ledoit_wolf_shrinkage(emp_cov, fourth_moment, n_samples):
     return float(shrinkage), mu
 
 
+def shrink_to_scaled_identity(covariance, shrinkage):
+    """``(1 - shrinkage) S + shrinkage tr(S) / d I``, in place on S (a fixed shrinkage).
+
+    Shared by the in-memory and the Dask LDA. Returns ``covariance``.
+    """
+    d = covariance.shape[0]
+    target = np.trace(covariance) / d
+    covariance *= 1.0 - shrinkage
+    covariance.flat[:: d + 1] += shrinkage * target
+    return covariance
+
+
 def standardising_scales(variances, counts, means):
     """Per-class feature scales for Ledoit-Wolf on standardised data.
 

@@ -20,7 +20,12 @@ import scipy.linalg
 import scipy.special
 
 from ._base import BaseEstimator, ClassifierMixin, TransformerMixin
-from ._class_scatter import class_scatter, ledoit_wolf_within, standardising_scales
+from ._class_scatter import (
+    class_scatter,
+    ledoit_wolf_within,
+    shrink_to_scaled_identity,
+    standardising_scales,
+)
 from ._eigen import spectral_pairs
 from ._eigen_values import select_count
 from ._feature_names import record_feature_names
@@ -258,14 +263,11 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         return priors
 
     def _within_scatter(self, X, codes, counts, means, priors, shrinkage):
-        d = X.shape[1]
         if shrinkage != "auto":
             covariance, _ = class_scatter(X, codes, counts, means, priors / counts,
                                           n_jobs=self.n_jobs)
             if shrinkage is not None:
-                target = np.trace(covariance) / d
-                covariance *= 1.0 - shrinkage
-                covariance.flat[:: d + 1] += shrinkage * target
+                shrink_to_scaled_identity(covariance, shrinkage)
             return covariance
         # Ledoit-Wolf on each class's standardised data, as scikit-learn's eigen solver.
         with parallel_section(self.n_jobs):

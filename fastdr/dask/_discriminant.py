@@ -12,7 +12,11 @@ import dask.array as da
 import numpy as np
 
 from .._base import BaseEstimator, ClassifierMixin, TransformerMixin
-from .._class_scatter import ledoit_wolf_within, standardising_scales
+from .._class_scatter import (
+    ledoit_wolf_within,
+    shrink_to_scaled_identity,
+    standardising_scales,
+)
 from .._params import validate_params
 from .._validation import (
     check_classification_targets,
@@ -171,9 +175,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
                 covariance += (priors[k] / counts[k]) * scatter
             covariance = 0.5 * (covariance + covariance.T)
             if shrinkage is not None:
-                target = np.trace(covariance) / d
-                covariance *= 1.0 - shrinkage
-                covariance.flat[:: d + 1] += shrinkage * target
+                shrink_to_scaled_identity(covariance, shrinkage)
         local._fit_from_statistics(classes, means, priors, covariance, n_components,
                                    max_components, X.dtype)
         self._local = local
