@@ -14,32 +14,6 @@ from .._validation import check_array, check_is_fitted, check_query, check_scala
 from . import _approximate, _search
 
 
-def reported_distances(sq_dist, squared, dtype):
-    """Squared metric distances (float64) to the reported ones (squared or not) in ``dtype``,
-    the training dtype. Shared by the in-memory and the Dask estimators."""
-    out = sq_dist if squared else np.sqrt(sq_dist)
-    return out.astype(dtype, copy=False)
-
-
-def check_k(k, n, self_query):
-    """Refuse ``k`` neighbours from ``n`` training points (``n - 1`` when each query is a
-    training point that excludes itself). Shared by the in-memory and the Dask estimators."""
-    check_scalar(k, "n_neighbors", "int", min_value=1)
-    limit = n - 1 if self_query else n
-    if k > limit:
-        if self_query:
-            remedy = (f"Use n_neighbors <= {limit} or fit on more points." if limit >= 1
-                      else f"Fit on at least {k + 1} points.")
-            raise ValueError(
-                f"n_neighbors={k} must be smaller than the number of training points "
-                f"({n}) when X is None, because each point excludes itself. {remedy}"
-            )
-        raise ValueError(
-            f"n_neighbors={k} is larger than the number of training points ({n}). "
-            f"Use n_neighbors <= {n} or fit on more points."
-        )
-
-
 class NeighborsBase(BaseEstimator):
     """Stores the training data (in metric space) and answers k-NN and radius queries."""
 
@@ -149,3 +123,29 @@ class NeighborsBase(BaseEstimator):
                                        n_jobs=self.n_jobs)
         check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
         return out
+
+
+def reported_distances(sq_dist, squared, dtype):
+    """Squared metric distances (float64) to the reported ones (squared or not) in ``dtype``,
+    the training dtype. Shared by the in-memory and the Dask estimators."""
+    out = sq_dist if squared else np.sqrt(sq_dist)
+    return out.astype(dtype, copy=False)
+
+
+def check_k(k, n, self_query):
+    """Refuse ``k`` neighbours from ``n`` training points (``n - 1`` when each query is a
+    training point that excludes itself). Shared by the in-memory and the Dask estimators."""
+    check_scalar(k, "n_neighbors", "int", min_value=1)
+    limit = n - 1 if self_query else n
+    if k > limit:
+        if self_query:
+            remedy = (f"Use n_neighbors <= {limit} or fit on more points." if limit >= 1
+                      else f"Fit on at least {k + 1} points.")
+            raise ValueError(
+                f"n_neighbors={k} must be smaller than the number of training points "
+                f"({n}) when X is None, because each point excludes itself. {remedy}"
+            )
+        raise ValueError(
+            f"n_neighbors={k} is larger than the number of training points ({n}). "
+            f"Use n_neighbors <= {n} or fit on more points."
+        )
