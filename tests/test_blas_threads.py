@@ -14,7 +14,8 @@ from fastdr import _blas, _parallel
 
 
 def _launch_loop(stop, errors):
-    X = np.random.default_rng(0).standard_normal((200, 20))
+    # large enough that a launch lasts milliseconds, so the main thread can catch one
+    X = np.random.default_rng(0).standard_normal((3000, 20))
     nn = fastdr.NearestNeighbors(n_neighbors=3, algorithm="brute").fit(X)
     try:
         while not stop.is_set():
@@ -84,7 +85,11 @@ def test_caller_mode_never_sees_the_launch_limit():
         deadline = time.monotonic() + 60
         bodies = 0
         while time.monotonic() < deadline and (1 not in seen_outside or bodies < 200):
-            seen_outside.add(_blas.controlled_thread_counts()[0])
+            for _ in range(20):  # look for a launch in progress for up to about 2 ms
+                seen_outside.add(_blas.controlled_thread_counts()[0])
+                if 1 in seen_outside:
+                    break
+                time.sleep(0.0001)
             with _blas.caller_blas_threads():
                 seen_inside.add(tuple(_blas.controlled_thread_counts()))
                 time.sleep(0.0005)  # give a launch the chance to start (it must not)
