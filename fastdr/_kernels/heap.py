@@ -14,7 +14,7 @@ INDEX_SENTINEL = np.iinfo(np.int64).max
 
 
 @njit(cache=True, inline="always")
-def _worse(d1, i1, d2, i2):
+def worse(d1, i1, d2, i2):
     """True when candidate (d1, i1) ranks after (d2, i2)."""
     return d1 > d2 or (d1 == d2 and i1 > i2)
 
@@ -27,7 +27,7 @@ def heap_init(dist, idx):
 
 
 @njit(cache=True, inline="always")
-def _sift_down(dist, idx, size, d, i):
+def sift_down(dist, idx, size, d, i):
     """Place (d, i) at the root of the heap dist[:size] and sift it down. O(log size)."""
     pos = 0
     while True:
@@ -36,9 +36,9 @@ def _sift_down(dist, idx, size, d, i):
             break
         right = left + 1
         child = left
-        if right < size and _worse(dist[right], idx[right], dist[left], idx[left]):
+        if right < size and worse(dist[right], idx[right], dist[left], idx[left]):
             child = right
-        if not _worse(dist[child], idx[child], d, i):
+        if not worse(dist[child], idx[child], d, i):
             break
         dist[pos] = dist[child]
         idx[pos] = idx[child]
@@ -56,9 +56,9 @@ def heap_push(dist, idx, d, i):
     bool
         True when the candidate entered the heap.
     """
-    if not _worse(dist[0], idx[0], d, i):
+    if not worse(dist[0], idx[0], d, i):
         return False
-    _sift_down(dist, idx, dist.shape[0], d, i)
+    sift_down(dist, idx, dist.shape[0], d, i)
     return True
 
 
@@ -70,4 +70,4 @@ def heap_sort(dist, idx):
         i = idx[end]
         dist[end] = dist[0]
         idx[end] = idx[0]
-        _sift_down(dist, idx, end, d, i)
+        sift_down(dist, idx, end, d, i)

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import FASTMATH
-from .heap import INDEX_SENTINEL, _sift_down, _worse
+from .heap import INDEX_SENTINEL, sift_down, worse
 from .rp_trees import hash3
 
 KEY_SQEUCLIDEAN = 0
@@ -75,7 +75,7 @@ def flagged_push(dist, idx, flag, d, j):
 
     The new entry gets flag 1. O(k).
     """
-    if not _worse(dist[0], idx[0], d, j):
+    if not worse(dist[0], idx[0], d, j):
         return 0
     if _contains(idx, j):
         return 0
@@ -85,9 +85,9 @@ def flagged_push(dist, idx, flag, d, j):
         child = 2 * pos + 1
         if child >= size:
             break
-        if child + 1 < size and _worse(dist[child + 1], idx[child + 1], dist[child], idx[child]):
+        if child + 1 < size and worse(dist[child + 1], idx[child + 1], dist[child], idx[child]):
             child += 1
-        if not _worse(dist[child], idx[child], d, j):
+        if not worse(dist[child], idx[child], d, j):
             break
         dist[pos] = dist[child]
         idx[pos] = idx[child]
@@ -170,8 +170,8 @@ def reverse_edges(heap_i, heap_f, rev_ptr, rev_idx, rev_flag):
 @njit(cache=True, inline="always")
 def _offer(prio, idx, p, j):
     """Keep the candidates with the smallest (priority, index); skip duplicates. O(c)."""
-    if _worse(prio[0], idx[0], p, j) and not _contains(idx, j):
-        _sift_down(prio, idx, prio.shape[0], p, j)
+    if worse(prio[0], idx[0], p, j) and not _contains(idx, j):
+        sift_down(prio, idx, prio.shape[0], p, j)
 
 
 @njit(cache=True, inline="always")
@@ -316,7 +316,7 @@ def sort_row(dist, idx):
         d = dist[t]
         j = idx[t]
         s = t - 1
-        while s >= 0 and _worse(dist[s], idx[s], d, j):
+        while s >= 0 and worse(dist[s], idx[s], d, j):
             dist[s + 1] = dist[s]
             idx[s + 1] = idx[s]
             s -= 1
