@@ -238,7 +238,8 @@ def block_krylov_pairs(A, k, largest, tol, max_iter, rng, n_oversamples, n_jobs=
         H[:stop, width:stop] = cross
         H[width:stop, :stop] = cross.T
         width = stop
-        theta, S = np.linalg.eigh(0.5 * (H[:width, :width] + H[:width, :width].T))
+        theta, S = scipy.linalg.eigh(0.5 * (H[:width, :width] + H[:width, :width].T),
+                                     driver="evd", check_finite=False)
         if largest:
             theta, S = theta[::-1], S[:, ::-1]
         S = np.ascontiguousarray(S).astype(dtype)
