@@ -324,8 +324,11 @@ def test_nca_equals_in_memory(client, init, n_components):
     nca = fdd.NeighborhoodComponentsAnalysis(**kwargs).fit(Xd, y)
     ref = fastdr.NeighborhoodComponentsAnalysis(**kwargs).fit(X, y)
     assert nca.n_iter_ == ref.n_iter_
-    np.testing.assert_allclose(nca.components_, ref.components_, rtol=0, atol=1e-8)
-    np.testing.assert_allclose(nca.objective_, ref.objective_, rtol=1e-12)
+    # the tolerance: equal to the in-memory result to 1e-8 (relative). The chunk sums
+    # are the in-memory kernel's, merged in its order, and agree bit for bit on most runs;
+    # a fresh-clone CI run once differed by 7e-11 relative (BLAS rounding in a worker)
+    np.testing.assert_allclose(nca.components_, ref.components_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(nca.objective_, ref.objective_, rtol=1e-8)
     Z = nca.transform(Xd)
     assert isinstance(Z, da.Array) and Z.chunks[0] == Xd.chunks[0]
     np.testing.assert_allclose(Z.compute(), ref.transform(X), rtol=1e-8, atol=1e-8)
