@@ -7,6 +7,7 @@ import textwrap
 import threading
 import time
 
+import numba
 import numpy as np
 
 import fastdr
@@ -14,8 +15,10 @@ from fastdr import _blas, _parallel
 
 
 def _launch_loop(stop, errors):
-    # large enough that a launch lasts milliseconds, so the main thread can catch one
-    X = np.random.default_rng(0).standard_normal((3000, 20))
+    # compiled, large enough that a launch lasts milliseconds so the main thread can catch
+    # one; interpreted (NUMBA_DISABLE_JIT coverage pass), a small launch is already that slow
+    m = 200 if numba.config.DISABLE_JIT else 3000
+    X = np.random.default_rng(0).standard_normal((m, 20))
     nn = fastdr.NearestNeighbors(n_neighbors=3, algorithm="brute").fit(X)
     try:
         while not stop.is_set():
