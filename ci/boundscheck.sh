@@ -40,6 +40,9 @@ run tests/test_nca.py -k "naive_reference or blocking or sparse_and_dense or can
 or very_large or mini_batch or exp_matches"
 run tests/test_mmc.py -k "pair_kernels"
 run tests/test_discriminant.py -k "class_kernels"
+# nndescent, rp_trees, nndescent_search (graph, queries, estimators), vexp
+run tests/test_nndescent.py tests/test_nndescent_estimators.py tests/test_vexp.py \
+    -k "not recall_at_defaults and not recall_heavier"
 # the Isomap pipeline end to end, and the bad-input catalogue over every estimator
 run tests/test_isomap.py -k "naive_reference or disconnected or landmark_isomap"
 run tests/test_bad_input.py
