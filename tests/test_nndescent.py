@@ -52,6 +52,7 @@ def brute(X, Q, k, metric, self_query):
     return np.take_along_axis(D, order, 1), order
 
 
+@pytest.mark.jit_only  # m=20,000 interpreted would take most of the coverage pass
 def test_recall_at_defaults_m20000_clustered_and_uniform():
     k = 10
     for X in (clustered(20000), uniform_subspace(20000)):
@@ -60,6 +61,7 @@ def test_recall_at_defaults_m20000_clustered_and_uniform():
         assert recall(ind, exact) >= 0.95
 
 
+@pytest.mark.jit_only  # the heavier setting at m=3,000; smaller tests cover the same lines
 @pytest.mark.parametrize("make", [blobs, uniform_subspace])
 def test_recall_heavier_setting_reaches_099(make):
     # the heavier setting documented in nndescent_graph's Notes
