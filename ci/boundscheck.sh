@@ -41,7 +41,9 @@ or very_large or mini_batch or exp_matches"
 run tests/test_mmc.py -k "pair_kernels"
 run tests/test_discriminant.py -k "class_kernels"
 # nndescent, rp_trees, nndescent_search (graph, queries, estimators), vexp
-run tests/test_nndescent.py tests/test_nndescent_estimators.py tests/test_vexp.py \
+# (their jit_only tests too: jit_only means "too slow interpreted", and these are compiled)
+$PYTHON -m pytest -q -p no:randomly -m "not slow" tests/test_nndescent.py \
+    tests/test_nndescent_estimators.py tests/test_vexp.py \
     -k "not recall_at_defaults and not recall_heavier"
 # the Isomap pipeline end to end, and the bad-input catalogue over every estimator
 run tests/test_isomap.py -k "naive_reference or disconnected or landmark_isomap"

@@ -72,6 +72,7 @@ def test_recall_heavier_setting_reaches_099(make):
     assert recall(ind, exact) >= 0.99
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_same_graph_for_one_and_two_threads(dtype):
     X = blobs(3000, 20, seed=1).astype(dtype)
@@ -84,6 +85,7 @@ def test_same_graph_for_one_and_two_threads(dtype):
     assert not np.array_equal(i1, i3)
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 def test_same_graph_for_one_and_two_threads_over_many_join_blocks():
     # max_candidates=60 makes each local-join block 128 points: 12 blocks per round here
     X = blobs(1500, 10, seed=2)
@@ -94,6 +96,7 @@ def test_same_graph_for_one_and_two_threads_over_many_join_blocks():
     np.testing.assert_array_equal(d1, d2)
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 @pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine", "manhattan"])
 def test_every_metric_exact_distances_and_recall(metric):
     X = clustered(1500, 20, intrinsic=5, seed=2)
@@ -109,6 +112,7 @@ def test_every_metric_exact_distances_and_recall(metric):
     assert all(np.unique(row).size == k for row in ind)
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 def test_float32_in_float32_out_with_exact_distances():
     X = clustered(2000, 30, seed=3, dtype=np.float32)
     dist, ind = nndescent_graph(X, 10, random_state=0)
@@ -120,6 +124,7 @@ def test_float32_in_float32_out_with_exact_distances():
     np.testing.assert_allclose(dist, true.astype(np.float32), rtol=1e-6)
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 @pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
 def test_query_recall_for_new_points(metric):
     both = clustered(3400, 20, intrinsic=6, seed=4)

@@ -52,6 +52,7 @@ def fitted():
     return X, exact, approx
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 def test_training_graph_recall_and_exact_distances(fitted):
     X, exact, approx = fitted
     assert approx._algorithm == "nndescent" and approx._nnd is not None
@@ -70,6 +71,7 @@ def test_training_graph_recall_and_exact_distances(fitted):
     assert approx._nnd.neighbor_indices_.shape == (3000, 10)  # the fitted index is unchanged
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 def test_new_points_recall(fitted):
     X, exact, approx = fitted
     Q, _ = clustered(400, seed=1)
@@ -84,6 +86,7 @@ def test_new_points_recall(fitted):
                   exact.kneighbors(Q, n_neighbors=20)[1]) >= 0.95
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 def test_auto_stays_exact(fitted):
     X, exact, _ = fitted
     nn = NearestNeighbors(n_neighbors=10).fit(X)
@@ -91,6 +94,7 @@ def test_auto_stays_exact(fitted):
     np.testing.assert_array_equal(nn.kneighbors()[1], exact.kneighbors()[1])
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_same_results_for_one_and_two_threads(dtype):
     X, _ = blobs(2000)
@@ -112,6 +116,7 @@ def test_same_results_for_one_and_two_threads(dtype):
     assert not np.array_equal(other.kneighbors()[1], one.kneighbors()[1])
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 def test_classifier_and_regressor_close_to_exact():
     # overlapping full-dimensional blobs: the hard case (recall about 0.95 here)
     X, y = blobs(3600, seed=2, spread=0.4)
@@ -137,6 +142,7 @@ def roll():
     return X, X[::30] + 0.01
 
 
+@pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 @pytest.mark.parametrize("cls", [Isomap, LocallyLinearEmbedding])
 def test_manifolds_on_the_approximate_graph_match_the_exact_ones(roll, cls):
     X, Q = roll
