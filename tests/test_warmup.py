@@ -60,6 +60,7 @@ def test_warmup_compiles_both_dtypes_and_a_second_call_compiles_nothing():
     assert sum(second.values()) < 30.0  # a few tenths of a second unloaded
 
 
+@pytest.mark.jit_only  # compiled signatures do not exist under NUMBA_DISABLE_JIT
 def test_fit_after_warmup_needs_no_new_knn_signature():
     fastdr.warmup()
     before = _signatures()
