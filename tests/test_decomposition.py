@@ -417,9 +417,8 @@ def test_kernel_pca_bad_input(rng, monkeypatch):
         KernelPCA(kernel="rbf").fit(bad)
     with pytest.raises(ValueError, match=r"X has 1 sample\(s\).*at least 2"):
         KernelPCA().fit(X[:1])
-    with pytest.raises(ValueError, match=r"n_components=21 is larger than allowed: KernelPCA "
-                       r"can return at most n_samples = 20"):
-        KernelPCA(n_components=21).fit(X)
+    # an int above n_samples is cut to n_samples, as scikit-learn does
+    assert KernelPCA(n_components=21).fit(X).eigenvectors_.shape == (20, 20)
     with pytest.raises(InvalidParameterError, match=r"The 'n_components' parameter of "
                        r"KernelPCA must be .* a float in the range \(0, 1\] or None\. Got 1\.2"):
         KernelPCA(n_components=1.2).fit(X)
@@ -427,10 +426,11 @@ def test_kernel_pca_bad_input(rng, monkeypatch):
     with pytest.raises(ValueError, match="X has 3 features, but KernelPCA is expecting 4"):
         est.transform(X[:, :3])
     with pytest.raises(InvalidParameterError, match=r"The 'gamma' parameter of KernelPCA must "
-                       r"be a float in the range \(0, inf\) or None\. Got 0\.0 instead\."):
-        KernelPCA(kernel="rbf", gamma=0.0).fit(X)
+                       r"be a float in the range \[0, inf\) or None\. Got -1\.0 instead\."):
+        KernelPCA(kernel="rbf", gamma=-1.0).fit(X)
     with pytest.raises(InvalidParameterError, match=r"The 'kernel' parameter of KernelPCA must "
-                       r"be a str among \{'linear', 'rbf', .*\}\. Got 'laplacian' instead\."):
+                       r"be a str among \{'linear', 'rbf', .*\} or a callable\. Got "
+                       r"'laplacian' instead\."):
         KernelPCA(kernel="laplacian").fit(X)
     K = reference.kernel_matrix(X, X, "rbf", 0.5)
     with pytest.raises(ValueError, match=r"The precomputed kernel matrix must be square "
