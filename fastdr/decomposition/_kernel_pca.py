@@ -39,7 +39,7 @@ from .._validation import (
 from ..exceptions import NotFittedError, compatible
 from ._kernel_pca_inverse import apply_preimage, fit_preimage
 from ._kernel_pca_kernels import callable_kernel, check_sparse, dense_kernel, sparse_kernel
-from ._kernel_pca_spectrum import CentredKernel, drop_zero_components
+from ._kernel_pca_spectrum import CentredKernel, clean_spectrum
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine", "precomputed")
 #: Kernels computed from squared distances: their input is checked for overflow.
@@ -291,8 +291,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             A = CentredKernel(K, self.n_jobs, upper, remedy)
         iterative = solver in ("arpack", "lobpcg")
         values, vectors = spectral_pairs(
-            A, "nonzero" if n_components is None else n_components, solver=solver,
-            what=_WHAT, psd=True, zero_roundoff=True, finite_checked=True, remedy=remedy,
+            A, n_components, solver=solver, what=_WHAT, zero_roundoff=True,
+            finite_checked=True, remedy=remedy,
             tol=float(self.tol) if iterative else 0.0,
             max_iter=self.max_iter if iterative else None,
             random_state=self.random_state, overwrite_a=True, n_jobs=self.n_jobs)
@@ -302,7 +302,9 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self._row_means = row_means
         self._grand_mean = float(row_means.mean())
         del K, A
-        values, vectors = drop_zero_components(values, vectors, self.remove_zero_eig)
+        values, vectors = clean_spectrum(
+            values, vectors, double=dtype == np.float64,
+            drop_zero=self.remove_zero_eig or n_components is None)
         self.eigenvalues_ = values.astype(vectors.dtype)
         self.eigenvectors_ = vectors
         self.n_components_ = int(values.shape[0])

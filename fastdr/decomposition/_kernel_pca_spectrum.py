@@ -6,16 +6,39 @@ import scipy.sparse.linalg
 
 from .._eigen import NONFINITE_REMEDY, check_finite_row_means
 from .._eigen_solvers import block_product
-from .._eigen_values import ZERO_EIGENVALUE_RATIO
+
+#: scikit-learn's thresholds for the eigenvalues of a PSD matrix, by precision
+#: (significant negative ratio, significant negative value, round-off positive ratio).
+_PSD_THRESHOLDS = {True: (1e-5, 1e-10, 1e-12), False: (5e-3, 1e-6, 2e-7)}
+_NOT_PSD = ("Either the matrix is not PSD, or there was an issue while computing the "
+            "eigendecomposition of the matrix. Use a positive semidefinite kernel (sigmoid "
+            "and precomputed kernels need not be), or ask for fewer components (an int "
+            "n_components) so that only positive eigenvalues are computed.")
 
 
-def drop_zero_components(values, vectors, remove_zero_eig):
-    """Zero the eigenvalues below 1e-12 times the largest (scikit-learn's round-off rule);
-    with ``remove_zero_eig``, drop the components whose eigenvalue is then 0."""
+def clean_spectrum(values, vectors, *, double, drop_zero):
+    """Check, clip and trim the eigenvalues of the centred kernel as scikit-learn does.
+
+    A ValueError when every eigenvalue is negative, or when the most negative one is below
+    both ``-ratio * max`` and ``-value`` (a kernel that is not PSD); otherwise negatives are
+    clipped to 0 and values below ``small * max`` (round-off) set to 0, silently.
+    ``drop_zero`` (``remove_zero_eig``, or ``n_components=None``) then drops the components
+    whose eigenvalue is 0.
+    """
     values = np.array(values, dtype=np.float64)
+    ratio, value, small = _PSD_THRESHOLDS[bool(double)]
     if values.size:
-        values[values <= ZERO_EIGENVALUE_RATIO * max(values.max(), 0.0)] = 0.0
-    if remove_zero_eig:
+        top = values.max()
+        if top < 0:
+            raise ValueError(f"All eigenvalues are negative (maximum is {top:g}). {_NOT_PSD}")
+        low = values.min()
+        if low < -ratio * top and low < -value:
+            raise ValueError(
+                f"There are significant negative eigenvalues ({-low / top:g} of the maximum "
+                f"positive). {_NOT_PSD}"
+            )
+        values[values < small * top] = 0.0
+    if drop_zero:
         keep = values > 0
         values, vectors = values[keep], np.ascontiguousarray(vectors[:, keep])
     return values, vectors
