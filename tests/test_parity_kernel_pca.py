@@ -149,6 +149,8 @@ def test_precomputed_kernel_matches_sklearn():
     ours, theirs = _pair(n_components=3, kernel="precomputed")
     Z_ours, Z_theirs = ours.fit_transform(rbf(X)), theirs.fit_transform(rbf(X))
     assert _disparity(Z_ours, Z_theirs) < 1e-6
+    assert ours.gamma_ == theirs.gamma_ == 1.0 / M
+    np.testing.assert_allclose(ours.eigenvalues_, theirs.eigenvalues_, rtol=1e-9)
     assert _disparity(ours.transform(rbf(X_new, X)), theirs.transform(rbf(X_new, X))) < 1e-6
 
 

@@ -128,9 +128,11 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     feature_names_in_ : ndarray of str
         Column names of X, when it has string column names.
     gamma_ : float
-        The kernel coefficient in force.
+        The kernel coefficient in force (``gamma``, or ``1 / n_features_in_``).
     X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
-        The training data (absent for ``kernel="precomputed"``).
+        The training data. Absent for ``kernel="precomputed"``, where scikit-learn keeps
+        the centred training kernel there: fastdr decomposes that matrix in place instead
+        of holding a second m x m copy.
 
     Notes
     -----
@@ -251,7 +253,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                                    alternative="Pass float32 input or fewer samples.")
             K = np.array(K0, order="C", copy=True)
             log.done("copy of the kernel matrix")
-            self.gamma_ = None
+            # unused by a precomputed kernel; set as scikit-learn sets it (1 / n_features)
+            self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / m
             self.n_features_in_ = m
         else:
             if sparse:
