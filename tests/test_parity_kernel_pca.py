@@ -267,3 +267,30 @@ def test_remove_zero_eig_drops_null_space_and_transform_zeroes_it():
     dropped = KernelPCA(K, kernel="linear", remove_zero_eig=True).fit(X)
     assert dropped.n_components_ == D and np.all(dropped.eigenvalues_ > 0)
     assert fastdr.KernelPCA is KernelPCA
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "cosine", "poly"])
+def test_mixed_dense_and_sparse_inputs_match_sklearn(kernel):
+    X, X_new = _data(15), _data(16, m=6)
+    for fit_on, new in ((scipy.sparse.csr_matrix(X), X_new),
+                        (X, scipy.sparse.csr_matrix(X_new))):
+        ours, theirs = _pair(n_components=3, kernel=kernel)
+        ours.fit(fit_on)
+        theirs.fit(fit_on)
+        assert _disparity(ours.transform(new), theirs.transform(new)) < 1e-6
+
+
+def test_sparse_float32_and_other_formats_are_accepted():
+    X = _data(17)
+    ref = KernelPCA(3, kernel="rbf").fit(X).transform(X[:5])
+    for fmt in ("csc", "coo", "lil"):
+        est = KernelPCA(3, kernel="rbf").fit(scipy.sparse.csr_matrix(X).asformat(fmt))
+        assert _disparity(est.transform(scipy.sparse.csr_matrix(X[:5]).asformat(fmt)),
+                          ref) < 1e-12
+    est32 = KernelPCA(3, kernel="rbf").fit(scipy.sparse.csr_matrix(X.astype(np.float32)))
+    Z = est32.transform(scipy.sparse.csr_matrix(X[:5].astype(np.float32)))
+    assert Z.dtype == np.float32 and _disparity(Z.astype(np.float64), ref) < 1e-6
+    with pytest.raises(ValueError, match="contains NaN or infinity"):
+        bad = scipy.sparse.csr_matrix(X)
+        bad.data[0] = np.nan
+        KernelPCA(3).fit(bad)
