@@ -21,7 +21,7 @@ from fastdr.decomposition import KernelPCA
 
 M, D, K = 30, 4, 6  # K > D: the linear and cosine kernels then have zero eigenvalues
 KERNELS = ["linear", "rbf", "poly", "sigmoid", "cosine"]
-SOLVERS = ["dense", "arpack", "randomized"]
+SOLVERS = ["auto", "dense", "arpack", "randomized"]
 
 
 def _data(seed=0, m=M):

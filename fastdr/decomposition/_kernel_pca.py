@@ -1,7 +1,10 @@
 """Kernel principal component analysis (Zhou, ch. 10.4).
 
 Eigendecompose the centred kernel matrix of the training samples; project new samples
-through their kernel sums against the training samples.
+through their kernel sums against the training samples. The kernel blocks (dense, sparse,
+callable) are in :mod:`._kernel_pca_kernels`, the centred-kernel operator and the eigenvalue
+checks in :mod:`._kernel_pca_spectrum`, the learned pre-image of ``inverse_transform`` in
+:mod:`._kernel_pca_inverse`.
 """
 
 from numbers import Integral, Real
