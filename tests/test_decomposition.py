@@ -326,17 +326,31 @@ def test_kernel_pca_zero_eigenvalues_give_zero_coordinates(rng):
     assert est.eigenvalues_[2:].max() < 1e-10 * est.eigenvalues_[0]
 
 
-def test_kernel_pca_negative_eigenvalues_are_clipped_and_named(rng):
+def test_kernel_pca_significant_negative_eigenvalues_are_refused_as_in_sklearn(rng):
+    from sklearn.decomposition import KernelPCA as SkKernelPCA
+
     m = 40
     Q = rng.standard_normal((m, 5))
     Q -= Q.mean(axis=0)  # columns orthogonal to 1 survive the centring
     Q = np.linalg.qr(Q)[0]
     K = (Q * np.array([5.0, 3.0, -4.0, 1.0, -0.5])) @ Q.T
-    with pytest.warns(RuntimeWarning, match=r"The centred kernel matrix has 2 negative "
-                      r"eigenvalue\(s\) that are not round-off \(#38 = -0.5, #39 = -4"):
-        est = KernelPCA(kernel="precomputed").fit(K)
+    # the whole spectrum (n_components=None) holds -4: both refuse it, with the same phrase
+    for est in (KernelPCA(kernel="precomputed"), SkKernelPCA(kernel="precomputed")):
+        with pytest.raises(ValueError, match=r"There are significant negative eigenvalues "
+                           r"\(0\.8 of the maximum positive\)"):
+            est.fit(K)
+    # the top three are positive: no error, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = KernelPCA(3, kernel="precomputed").fit(K)
     np.testing.assert_allclose(est.eigenvalues_, [5.0, 3.0, 1.0], atol=1e-12)
     assert np.isfinite(est.transform(K[:3])).all()
+    # negatives that are not significant (below 1e-5 of the largest) are clipped silently
+    K_small = (Q * np.array([5.0, 3.0, -4e-6, 1.0, -1e-6])) @ Q.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = KernelPCA(kernel="precomputed", remove_zero_eig=False).fit(K_small)
+    np.testing.assert_allclose(est.eigenvalues_, [5.0, 3.0, 1.0], atol=1e-12)
 
 
 @pytest.mark.parametrize("solver", ["arpack", "randomized", "lobpcg"])
@@ -417,9 +431,8 @@ def test_kernel_pca_bad_input(rng, monkeypatch):
         KernelPCA(kernel="rbf").fit(bad)
     with pytest.raises(ValueError, match=r"X has 1 sample\(s\).*at least 2"):
         KernelPCA().fit(X[:1])
-    with pytest.raises(ValueError, match=r"n_components=21 is larger than allowed: KernelPCA "
-                       r"can return at most n_samples = 20"):
-        KernelPCA(n_components=21).fit(X)
+    # an int above n_samples is cut to n_samples, as scikit-learn does
+    assert KernelPCA(n_components=21).fit(X).eigenvectors_.shape == (20, 20)
     with pytest.raises(InvalidParameterError, match=r"The 'n_components' parameter of "
                        r"KernelPCA must be .* a float in the range \(0, 1\] or None\. Got 1\.2"):
         KernelPCA(n_components=1.2).fit(X)
@@ -427,10 +440,11 @@ def test_kernel_pca_bad_input(rng, monkeypatch):
     with pytest.raises(ValueError, match="X has 3 features, but KernelPCA is expecting 4"):
         est.transform(X[:, :3])
     with pytest.raises(InvalidParameterError, match=r"The 'gamma' parameter of KernelPCA must "
-                       r"be a float in the range \(0, inf\) or None\. Got 0\.0 instead\."):
-        KernelPCA(kernel="rbf", gamma=0.0).fit(X)
+                       r"be a float in the range \[0, inf\) or None\. Got -1\.0 instead\."):
+        KernelPCA(kernel="rbf", gamma=-1.0).fit(X)
     with pytest.raises(InvalidParameterError, match=r"The 'kernel' parameter of KernelPCA must "
-                       r"be a str among \{'linear', 'rbf', .*\}\. Got 'laplacian' instead\."):
+                       r"be a str among \{'linear', 'rbf', .*\} or a callable\. Got "
+                       r"'laplacian' instead\."):
         KernelPCA(kernel="laplacian").fit(X)
     K = reference.kernel_matrix(X, X, "rbf", 0.5)
     with pytest.raises(ValueError, match=r"The precomputed kernel matrix must be square "

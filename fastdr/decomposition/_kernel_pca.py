@@ -1,19 +1,21 @@
 """Kernel principal component analysis (Zhou, ch. 10.4).
 
 Eigendecompose the centred kernel matrix of the training samples; project new samples
-through their kernel sums against the training samples.
+through their kernel sums against the training samples. The kernel blocks (dense, sparse,
+callable) are in :mod:`._kernel_pca_kernels`, the centred-kernel operator and the eigenvalue
+checks in :mod:`._kernel_pca_spectrum`, the learned pre-image of ``inverse_transform`` in
+:mod:`._kernel_pca_inverse`.
 """
 
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse
 import scipy.sparse.linalg
 
 from .._base import BaseEstimator, TransformerMixin
-from .._config import GEMM_MIN_DIM
 from .._distance_checks import check_distance_magnitude
 from .._eigen import (
-    NONFINITE_REMEDY,
     SOLVERS,
     check_finite_matrix,
     check_finite_row_means,
@@ -21,12 +23,10 @@ from .._eigen import (
     reads_upper_triangle,
     spectral_pairs,
 )
-from .._eigen_solvers import block_product
 from .._eigen_values import inverse_sqrt
 from .._feature_names import check_feature_names, record_feature_names
 from .._kernels import kernel_matrix as kernel_kernels
 from .._kernels.centering import double_centre_inplace
-from .._norm_trick import norm_trick_setup
 from .._parallel import parallel_section
 from .._params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
 from .._progress import StageLog
@@ -35,46 +35,79 @@ from .._validation import (
     check_dense_allocation,
     check_is_fitted,
     check_n_components,
+    check_n_features,
     check_precomputed_square,
     check_query,
 )
+from ..exceptions import NotFittedError, compatible
+from ._kernel_pca_inverse import apply_preimage, fit_preimage
+from ._kernel_pca_kernels import callable_kernel, check_sparse, dense_kernel, sparse_kernel
+from ._kernel_pca_spectrum import CentredKernel, clean_spectrum
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine", "precomputed")
 #: Kernels computed from squared distances: their input is checked for overflow.
 DISTANCE_KERNELS = ("rbf",)
 _WHAT = "The centred kernel matrix"
-_DOT_KERNEL_CODES = {
-    "linear": kernel_kernels.LINEAR,
-    "poly": kernel_kernels.POLY,
-    "sigmoid": kernel_kernels.SIGMOID,
-    "cosine": kernel_kernels.COSINE,
-}
 
 
 class KernelPCA(TransformerMixin, BaseEstimator):
     """Kernel principal component analysis.
 
+    A drop-in replacement for scikit-learn's ``KernelPCA``: the same parameters, defaults,
+    attributes and methods (see the README, "Differences from scikit-learn").
+
     Parameters
     ----------
     n_components : int, float or None, default=None
-        An int keeps that many components (at most ``n_samples``). A float ``t`` in (0, 1]
-        keeps the smallest d' whose cumulative share of the positive eigenvalues is ``>= t``.
+        An int keeps that many components (at most ``n_samples``: a larger int is cut to
+        ``n_samples``, as in scikit-learn). A float ``t`` in (0, 1] (a fastdr extra) keeps
+        the smallest d' whose cumulative share of the positive eigenvalues is ``>= t``.
         None keeps every component whose eigenvalue is not zero to round-off (above 1e-12
         times the largest), as scikit-learn does. None and floats need the whole spectrum,
         so they always use the dense solver.
-    kernel : {"linear", "rbf", "poly", "sigmoid", "cosine", "precomputed"}, default="linear"
+    kernel : {"linear", "poly", "rbf", "sigmoid", "cosine", "precomputed"} or callable, \
+            default="linear"
         ``rbf``: ``exp(-gamma |x - y|^2)``; ``poly``: ``(gamma <x, y> + coef0)^degree``;
         ``sigmoid``: ``tanh(gamma <x, y> + coef0)``; ``cosine``: ``<x, y> / (|x| |y|)``;
         ``precomputed``: ``fit`` takes the symmetric (m, m) kernel matrix and ``transform``
-        the (n_new, m) kernel between new and training samples.
+        the (n_new, m) kernel between new and training samples. A callable
+        ``kernel(x, y, **kernel_params)`` returns the kernel value of two rows (1-D arrays;
+        (1, d) sparse matrices for sparse X). Callables are the slow path: one Python call
+        per pair of samples, no compilation and no threads.
     gamma : float or None, default=None
-        None means ``1 / n_features``.
+        Coefficient of the rbf, poly and sigmoid kernels; None means ``1 / n_features``.
     degree : float, default=3
+        Degree of the poly kernel.
     coef0 : float, default=1
-    eigen_solver : {"auto", "dense", "arpack", "lobpcg", "randomized"}, default="auto"
-        See :mod:`fastdr._eigen` (README, "Spectral methods") for the ``"auto"`` rule.
+        Independent term of the poly and sigmoid kernels.
+    kernel_params : dict or None, default=None
+        Keyword arguments of a callable kernel (ignored by the named kernels).
+    alpha : float, default=1.0
+        Ridge of the pre-image regression (``fit_inverse_transform=True``).
+    fit_inverse_transform : bool, default=False
+        Learn the pre-image (kernel ridge regression from the embedding back to X) that
+        ``inverse_transform`` applies. Not with ``kernel="precomputed"`` nor sparse X.
+    eigen_solver : {"auto", "dense", "arpack", "randomized", "lobpcg"}, default="auto"
+        See :mod:`fastdr._eigen` (README, "Spectral methods") for the ``"auto"`` rule
+        (fastdr's, not scikit-learn's). ``"randomized"`` is fastdr's block Krylov solver,
+        run until its residuals are below 1e-10 relative; ``"lobpcg"`` is a fastdr extra.
+    tol : float, default=0
+        Convergence tolerance of ARPACK (and LOBPCG); 0 means machine precision.
+    max_iter : int or None, default=None
+        Iteration cap of ARPACK (and LOBPCG); None leaves it to scipy.
+    iterated_power : int >= 0 or "auto", default="auto"
+        Accepted for scikit-learn compatibility. fastdr's randomized solver iterates until
+        it has converged instead of running a fixed number of power iterations, so this
+        value does not change the result.
+    remove_zero_eig : bool, default=False
+        Drop the components whose eigenvalue is zero (to round-off), so ``n_components_``
+        may be below ``n_components``. With ``n_components=None`` they are always dropped.
     random_state : int, RandomState or None, default=None
-        Seeds the iterative eigensolvers.
+        Seeds the iterative eigensolvers (ARPACK's start vector is drawn as scikit-learn
+        draws it).
+    copy_X : bool, default=True
+        Keep a copy of X in ``X_fit_``; False keeps a reference (later edits of X then
+        change ``transform``).
     n_jobs : int or None, default=None
         Threads for the kernel and centring kernels.
     verbose : int, default=0
@@ -89,42 +122,70 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         round-off set to 0 (those components project to 0).
     eigenvectors_ : ndarray of shape (n_samples, n_components_)
         Unit eigenvectors of the centred kernel matrix.
+    dual_coef_ : ndarray of shape (n_samples, n_features)
+        Coefficients of the pre-image regression (``fit_inverse_transform=True``).
+    X_transformed_fit_ : ndarray of shape (n_samples, n_components_)
+        The embedding of the training samples (``fit_inverse_transform=True``).
     n_components_ : int
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of X, when it has string column names.
     gamma_ : float
-        The kernel coefficient in force.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        The training data (absent for ``kernel="precomputed"``).
+        The kernel coefficient in force (``gamma``, or ``1 / n_features_in_``).
+    X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
+        The training data. Absent for ``kernel="precomputed"``, where scikit-learn keeps
+        the centred training kernel there: fastdr decomposes that matrix in place instead
+        of holding a second m x m copy.
 
     Notes
     -----
     Time O(m^2 d) for the kernel matrix plus the eigensolver (a few passes over the matrix
     with the iterative solvers); memory one m x m array (the kernel is built, centred and
-    decomposed in place).
+    decomposed in place). Sparse X: the kernel comes from the sparse product ``X X^T``; X is
+    never densified. ``fit_inverse_transform`` adds an m x m solve.
     """
 
     _parameter_constraints = {
         "n_components": [Interval(Integral, 1, None, closed="left"),
                          Interval(Real, 0, 1, closed="right"), None],
-        "kernel": [StrOptions(KERNELS)],
-        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "kernel": [StrOptions(KERNELS), callable],
+        "gamma": [Interval(Real, 0, None, closed="left"), None],
         "degree": [Interval(Real, 0, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_inverse_transform": ["boolean"],
         "eigen_solver": [StrOptions(SOLVERS)],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "iterated_power": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
+        "remove_zero_eig": ["boolean"],
         "random_state": ["random_state"],
+        "copy_X": ["boolean"],
         "n_jobs": N_JOBS,
         "verbose": VERBOSE,
     }
 
-    def __init__(self, *, n_components=None, kernel="linear", gamma=None, degree=3, coef0=1,
-                 eigen_solver="auto", random_state=None, n_jobs=None, verbose=0):
+    def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
+                 kernel_params=None, alpha=1.0, fit_inverse_transform=False,
+                 eigen_solver="auto", tol=0, max_iter=None, iterated_power="auto",
+                 remove_zero_eig=False, random_state=None, copy_X=True, n_jobs=None,
+                 verbose=0):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
         self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.iterated_power = iterated_power
+        self.remove_zero_eig = remove_zero_eig
         self.random_state = random_state
+        self.copy_X = copy_X
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -133,8 +194,12 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or \
+                (n_samples, n_samples)
+            Training samples, or the symmetric training kernel matrix when
+            ``kernel="precomputed"``.
         y : ignored
+            Not used; present for API consistency.
 
         Returns
         -------
@@ -148,7 +213,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or \
+                (n_samples, n_samples)
             Training samples, or the symmetric training kernel matrix when
             ``kernel="precomputed"``.
         y : ignored
@@ -159,34 +225,50 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_components_)
         """
         self._fit(X)
+        return self._training_embedding()
+
+    def _training_embedding(self):
         return self.eigenvectors_ * np.sqrt(self.eigenvalues_).astype(self.eigenvectors_.dtype)
 
     def _fit(self, X):
         validate_params(self)
+        if self.fit_inverse_transform and self.kernel == "precomputed":
+            raise ValueError(
+                "Cannot fit_inverse_transform with a precomputed kernel. Pass the samples "
+                "with a named or callable kernel, or set fit_inverse_transform=False."
+            )
+        sparse = scipy.sparse.issparse(X) and self.kernel != "precomputed"
+        if sparse and self.fit_inverse_transform:
+            raise NotImplementedError(
+                "Inverse transform not implemented for sparse matrices! Pass X.toarray() "
+                "to fit with fit_inverse_transform=True."
+            )
         record_feature_names(self, X)
         log = StageLog(type(self).__name__, self.verbose)
-        for stale in ("_centre", "X_fit_"):
+        for stale in ("_centre", "X_fit_", "dual_coef_", "X_transformed_fit_"):
             self.__dict__.pop(stale, None)
         if self.kernel == "precomputed":
             K0 = check_precomputed_square(X, "The precomputed kernel matrix", negative_ok=True,
                                           n_jobs=self.n_jobs)
             m = K0.shape[0]
-            n_components = check_n_components(self.n_components, m, estimator="KernelPCA",
-                                              limit="n_samples")
+            n_components = self._n_components(m)
             check_dense_allocation((m, m), K0.dtype, what=f"The {m} x {m} centred kernel copy",
                                    alternative="Pass float32 input or fewer samples.")
             K = np.array(K0, order="C", copy=True)
             log.done("copy of the kernel matrix")
-            self.gamma_ = None
+            # unused by a precomputed kernel; set as scikit-learn sets it (1 / n_features)
+            self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / m
             self.n_features_in_ = m
         else:
-            # a copy, as scikit-learn's copy_X=True: transform must not see later edits of X
-            X = check_array(X, min_samples=2, copy=True)
-            if self.kernel in DISTANCE_KERNELS:
-                self._centre = check_distance_magnitude(X)
+            if sparse:
+                X = check_sparse(X, min_samples=2, copy=self.copy_X)
+            else:
+                # copy_X=True (the default) copies: transform must not see later edits of X
+                X = check_array(X, min_samples=2, copy=self.copy_X)
+                if self.kernel in DISTANCE_KERNELS:
+                    self._centre = check_distance_magnitude(X)
             m = X.shape[0]
-            n_components = check_n_components(self.n_components, m, estimator="KernelPCA",
-                                              limit="n_samples")
+            n_components = self._n_components(m)
             self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / X.shape[1]
             self.n_features_in_ = X.shape[1]
             check_dense_allocation((m, m), X.dtype, what=f"The {m} x {m} kernel matrix",
@@ -202,9 +284,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         solver = plan_solve(m, k_solve, solver=solver, dtype=dtype, overwrite_a=True,
                             what=_WHAT)
         if self.kernel != "precomputed":
-            K = np.empty((m, m), dtype=X.dtype)
-            self._kernel(X, X, K, mirror=not upper)
-            log.done(f"kernel matrix ({self.kernel}, {m} x {m})")
+            K = self._kernel(X, X, np.empty((m, m), dtype=X.dtype), mirror=not upper)
+            log.done(f"kernel matrix ({self._kernel_name()}, {m} x {m})")
             self.X_fit_ = X
         remedy = self._nonfinite_remedy()
         if solver == "dense":
@@ -213,10 +294,13 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             check_finite_row_means(row_means, "The kernel matrix", remedy)
             A = K
         else:
-            A = _CentredKernel(K, self.n_jobs, upper, remedy)
+            A = CentredKernel(K, self.n_jobs, upper, remedy)
+        iterative = solver in ("arpack", "lobpcg")
         values, vectors = spectral_pairs(
-            A, "nonzero" if n_components is None else n_components, solver=solver,
-            what=_WHAT, psd=True, zero_roundoff=True, finite_checked=True, remedy=remedy,
+            A, n_components, solver=solver, what=_WHAT, zero_roundoff=True,
+            finite_checked=True, remedy=remedy,
+            tol=float(self.tol) if iterative else 0.0,
+            max_iter=self.max_iter if iterative else None,
             random_state=self.random_state, overwrite_a=True, n_jobs=self.n_jobs)
         log.done(f"centring and eigensolver ({solver})")
         if solver != "dense":
@@ -224,12 +308,30 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self._row_means = row_means
         self._grand_mean = float(row_means.mean())
         del K, A
-        k = values.shape[0]
+        values, vectors = clean_spectrum(
+            values, vectors, double=dtype == np.float64,
+            drop_zero=self.remove_zero_eig or n_components is None)
         self.eigenvalues_ = values.astype(vectors.dtype)
         self.eigenvectors_ = vectors
-        self.n_components_ = int(k)
+        self.n_components_ = int(values.shape[0])
+        if self.fit_inverse_transform:
+            X_transformed = self._training_embedding()
+            self.dual_coef_ = fit_preimage(self, X_transformed, X)
+            self.X_transformed_fit_ = X_transformed
+            log.done("pre-image regression")
         log.total()
         return self
+
+    def _n_components(self, m):
+        """``n_components`` for m samples: an int above m is cut to m, as in scikit-learn."""
+        n_components = self.n_components
+        if isinstance(n_components, Integral) and not isinstance(n_components, bool):
+            n_components = min(int(n_components), m)
+        return check_n_components(n_components, m, estimator="KernelPCA", limit="n_samples")
+
+    def _kernel_name(self):
+        return getattr(self.kernel, "__name__", "callable") if callable(self.kernel) \
+            else self.kernel
 
     def _nonfinite_remedy(self):
         if self.kernel == "poly" and float(self.degree) != int(self.degree):
@@ -238,48 +340,31 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                     "and coef0 >= 0.")
         if self.kernel == "precomputed":
             return "Pass a finite kernel matrix."
+        if callable(self.kernel):
+            return "Make the kernel callable return finite values on this data."
         return ("The kernel overflows for data this large: scale X first (for example with "
                 "sklearn.preprocessing.StandardScaler), or lower gamma / degree.")
 
-    def _kernel(self, X, Y, out, mirror=True):
-        """Fill ``out`` with the kernel between the rows of X and Y (no temporaries).
-
-        ``mirror=False`` (X is Y, rbf): the lower triangle may be left unfilled.
-        """
-        gamma = self.gamma_
-        if self.kernel == "rbf":
-            symmetric = X is Y
-            if X.shape[1] < GEMM_MIN_DIM:
-                Yt = np.ascontiguousarray(Y.T, dtype=np.float64)
-                with parallel_section(self.n_jobs):
-                    kernel_kernels.rbf_direct(X, Yt, gamma, symmetric, out)
-            else:
-                with parallel_section(self.n_jobs):
-                    trick = norm_trick_setup(Y, None if symmetric else X)
-                Yc = np.subtract(Y, trick.centre, dtype=Y.dtype)
-                # A separate left operand: numpy would run X X^T as syrk plus a slow mirror.
-                Xc = np.subtract(X, trick.centre, dtype=X.dtype)
-                np.dot(Xc, Yc.T, out=out)
-                with parallel_section(self.n_jobs):
-                    kernel_kernels.rbf_from_gram_inplace(
-                        out, Xc, Yc, trick.q_norms, trick.t_norms, trick.tol, gamma, symmetric)
-            if symmetric and mirror:
-                with parallel_section(self.n_jobs):
-                    kernel_kernels.mirror_upper_to_lower(out)
-            return out
-        np.dot(X, Y.T, out=out)
-        if self.kernel == "linear":
-            return out
-        if self.kernel == "cosine":
-            row_scale = _inverse_norms(X)
-            col_scale = row_scale if X is Y else _inverse_norms(Y)
+    def _kernel(self, X, Y, out=None, mirror=True):
+        """The kernel between the rows of X and Y: into ``out`` (dense named kernels, no
+        temporaries) or a new array. ``mirror=False`` (X is Y, rbf): the lower triangle
+        may be left unfilled."""
+        dtype = np.result_type(X.dtype, Y.dtype)
+        if callable(self.kernel):
+            K = callable_kernel(self.kernel, X, Y, self.kernel_params or {}, dtype)
+        elif scipy.sparse.issparse(X) or scipy.sparse.issparse(Y):
+            K = sparse_kernel(X, Y, kernel=self.kernel, gamma=self.gamma_, coef0=self.coef0,
+                              degree=self.degree, n_jobs=self.n_jobs, dtype=dtype)
         else:
-            row_scale = col_scale = np.zeros(1)
-        with parallel_section(self.n_jobs):
-            kernel_kernels.dot_kernel_inplace(out, _DOT_KERNEL_CODES[self.kernel],
-                                              float(gamma), float(self.coef0),
-                                              float(self.degree), row_scale, col_scale)
-        return out
+            if out is None:
+                out = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
+            return dense_kernel(X, Y, out, kernel=self.kernel, gamma=self.gamma_,
+                                coef0=self.coef0, degree=self.degree, n_jobs=self.n_jobs,
+                                mirror=mirror)
+        if out is not None:
+            out[...] = K
+            return out
+        return K
 
     def transform(self, X):
         """Project new samples: ``z_j = sum_i A_ij k_c(x_i, x)``, ``A = V Lambda^(-1/2)``.
@@ -289,8 +374,9 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_new, n_features), or (n_new, n_samples) of kernel values
-            between new and training samples when ``kernel="precomputed"``.
+        X : {array-like, sparse matrix} of shape (n_new, n_features), or (n_new, n_samples)
+            of kernel values between new and training samples when
+            ``kernel="precomputed"``.
 
         Returns
         -------
@@ -309,15 +395,11 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                     "and the training samples."
                 )
         else:
-            X_valid = check_query(self, X, "transform")
-            X_valid = X_valid.astype(self.X_fit_.dtype, copy=False)
-            if self.kernel in DISTANCE_KERNELS:
-                check_distance_magnitude(X_valid, centre=self._centre)
+            X_valid = self._check_samples(X)
             n = X_valid.shape[0]
             check_dense_allocation((n, m), X_valid.dtype, what=f"The {n} x {m} kernel block",
                                    alternative="Transform fewer samples at a time.")
-            K = np.empty((n, m), dtype=X_valid.dtype)
-            self._kernel(X_valid, self.X_fit_, K)
+            K = self._kernel(X_valid, self.X_fit_)
         check_finite_matrix(K, "The kernel block between the new and the training samples",
                             self._nonfinite_remedy())
         with parallel_section(self.n_jobs):
@@ -327,43 +409,56 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         return K @ scaled.astype(K.dtype)
 
 
-class _CentredKernel(scipy.sparse.linalg.LinearOperator):
-    """The centred kernel ``J K J`` (``J = I - 11^T / m``) applied without forming it.
+    def _check_samples(self, X):
+        """Validate the samples of ``transform`` against the fitted X."""
+        if scipy.sparse.issparse(X):
+            check_feature_names(self, X)
+            X_valid = check_sparse(X)
+            check_n_features(self, X_valid, "transform")
+            return X_valid.astype(self.X_fit_.dtype, copy=False)
+        X_valid = check_query(self, X, "transform")
+        X_valid = X_valid.astype(self.X_fit_.dtype, copy=False)
+        if getattr(self, "_centre", None) is not None:
+            check_distance_magnitude(X_valid, centre=self._centre)
+        return X_valid
 
-    A product costs one streaming pass over K (:func:`fastdr._eigen_solvers.block_product`; with
-    ``upper``, over its upper triangle only, the rest unread) plus O(m b) for the two
-    centrings; the first product carries an extra column of ones, which
-    yields K's row means (needed by ``transform``) without another pass.
-    """
+    def inverse_transform(self, X):
+        """Map embedded samples back to the input space through the learned pre-image.
 
-    def __init__(self, K, n_jobs, upper=False, remedy=NONFINITE_REMEDY):
-        super().__init__(dtype=K.dtype, shape=K.shape)
-        self.K = K
-        self.n_jobs = n_jobs
-        self.upper = upper
-        self.remedy = remedy
-        self.row_means = None
+        ``k(X, X_transformed_fit_) @ dual_coef_``, a kernel ridge regression fitted at
+        ``fit`` (Bakir, Weston and Schoelkopf, 2004). The centred kernel holds no
+        information about the mean of the features, so the mean is not restored (with
+        ``kernel="linear"``, :class:`~fastdr.decomposition.PCA` does restore it).
 
-    def _matmat(self, Q):
-        Q = np.asarray(Q, dtype=self.dtype)
-        m, b = Q.shape
-        centred = Q - Q.mean(axis=0)
-        if self.row_means is None:
-            centred = np.column_stack([centred, np.ones(m, dtype=self.dtype)])
-        product = block_product(self.K, centred, self.n_jobs, upper=self.upper)
-        if self.row_means is None:
-            self.row_means = product[:, b].astype(np.float64) / m
-            # a non-finite K shows in its row sums: stop before the solver iterates on NaN
-            check_finite_row_means(self.row_means, "The kernel matrix", self.remedy)
-            product = product[:, :b]
-        return product - product.mean(axis=0)
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_components_)
+            Embedded samples, such as the output of ``transform``.
 
-    def _matvec(self, x):
-        return self._matmat(np.asarray(x).reshape(-1, 1)).ravel()
+        Returns
+        -------
+        ndarray of shape (n_new, n_features_in_)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Unless the estimator was fitted with ``fit_inverse_transform=True``.
+        """
+        if not self.fit_inverse_transform:
+            raise compatible(NotFittedError)(
+                "The fit_inverse_transform parameter was not set to True when "
+                "instantiating and hence the inverse transform is not available. Set "
+                "fit_inverse_transform=True and fit again."
+            )
+        check_is_fitted(self, "dual_coef_")
+        return apply_preimage(self, X)
+
+    def _fastdr_tags(self):
+        return {"input_tags.sparse": True,
+                "input_tags.pairwise": self.kernel == "precomputed",
+                "transformer_tags.preserves_dtype": ["float64", "float32"]}
 
 
-def _inverse_norms(X):
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
-    out = np.zeros_like(norms)
-    out[norms > 0] = 1.0 / norms[norms > 0]
-    return out
+
+#: The old private name, still imported by ``fastdr.decomposition`` and its tests.
+_CentredKernel = CentredKernel

@@ -1,0 +1,46 @@
+"""Kernel PCA's scikit-learn solvers and options: ARPACK against scikit-learn's ARPACK, and
+the learned pre-image (``fit_inverse_transform``) against scikit-learn's (issue 14)."""
+
+from .. import agreement
+from ._base import Arg, Grid, Target, Workload, estimator
+
+_ARPACK = {"n_components": 5, "kernel": "rbf", "gamma": Arg("1/d", lambda data: 1.0 / data.d),
+           "eigen_solver": "arpack", "random_state": 0}
+_INVERSE = {"n_components": 5, "kernel": "rbf", "gamma": Arg("1/d", lambda data: 1.0 / data.d),
+            "fit_inverse_transform": True, "random_state": 0}
+_GRIDS = {
+    "smoke": Grid((200, 10), (100, 200), 10, (3, 10), 200, memory_m=(200,)),
+    "quick": Grid((2000, 10), (500, 1000, 2000), 10, (3, 10, 30), 1000, memory_m=(2000,)),
+    "full": Grid((10000, 10), (2500, 5000, 10000), 10, (3, 10, 30, 100), 5000,
+                 memory_m=(10000,)),
+}
+
+WORKLOADS = (
+    Workload(
+        name="kernel_pca_arpack", area="spectral",
+        title="kernel PCA, rbf kernel (gamma = 1/d), 5 components, eigen_solver='arpack', "
+              "fit_transform",
+        data_kind="aniso",
+        fastdr=estimator("fastdr", "fastdr.KernelPCA", _ARPACK),
+        anchors=(estimator("sklearn", "sklearn.decomposition.KernelPCA",
+                           {**_ARPACK, "n_jobs": -1}),),
+        agreement=agreement.embedding_vs_anchor(1e-6),
+        grids=_GRIDS,
+        targets=(Target("not slower than sklearn's arpack", 10000, 10, "sklearn", 1.0),),
+        mxm=True,
+        distance_shape=lambda data: (data.m, data.m, data.d),  # the kernel step
+    ),
+    Workload(
+        name="kernel_pca_inverse", area="spectral",
+        title="kernel PCA, rbf kernel, 5 components, fit_inverse_transform=True (the "
+              "pre-image regression), fit_transform",
+        data_kind="aniso",
+        fastdr=estimator("fastdr", "fastdr.KernelPCA", _INVERSE),
+        anchors=(estimator("sklearn", "sklearn.decomposition.KernelPCA",
+                           {**_INVERSE, "n_jobs": -1}),),
+        agreement=agreement.embedding_vs_anchor(1e-6),
+        grids=_GRIDS,
+        targets=(Target("not slower than sklearn", 10000, 10, "sklearn", 1.0),),
+        mxm=True,
+    ),
+)

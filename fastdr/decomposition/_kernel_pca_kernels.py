@@ -1,0 +1,172 @@
+"""Kernel blocks of :class:`~fastdr.decomposition.KernelPCA`, one entry point per input kind.
+
+* :func:`dense_kernel`: a named kernel between dense rows, written into one preallocated
+  array by the numba kernels of :mod:`fastdr._kernels.kernel_matrix` (the fast path).
+* :func:`sparse_kernel`: a named kernel when X or Y is a scipy sparse matrix. The only
+  large product is the sparse ``X @ Y.T`` (scipy), so neither input is ever densified;
+  the (m, n) result is dense, as the kernel matrix is dense anyway.
+* :func:`callable_kernel`: a user's Python function, called once per pair of rows (once per
+  unordered pair when X is Y), exactly as scikit-learn's ``pairwise_kernels`` calls it:
+  dense rows as 1-D arrays, sparse rows as (1, d) sparse matrices. This is the slow path:
+  O(m n) Python calls, no numba and no threads.
+"""
+
+import numpy as np
+import scipy.sparse
+
+from .._config import GEMM_MIN_DIM
+from .._kernels import kernel_matrix as kernel_kernels
+from .._norm_trick import norm_trick_setup
+from .._parallel import parallel_section
+from .._validation import check_finite
+
+_DOT_KERNEL_CODES = {
+    "linear": kernel_kernels.LINEAR,
+    "poly": kernel_kernels.POLY,
+    "sigmoid": kernel_kernels.SIGMOID,
+    "cosine": kernel_kernels.COSINE,
+}
+
+
+def dense_kernel(X, Y, out, *, kernel, gamma, coef0, degree, n_jobs, mirror=True):
+    """Fill ``out`` with the named kernel between the dense rows of X and Y (no temporaries).
+
+    ``mirror=False`` (X is Y, rbf): the lower triangle may be left unfilled.
+    """
+    if kernel == "rbf":
+        symmetric = X is Y
+        if X.shape[1] < GEMM_MIN_DIM:
+            Yt = np.ascontiguousarray(Y.T, dtype=np.float64)
+            with parallel_section(n_jobs):
+                kernel_kernels.rbf_direct(X, Yt, gamma, symmetric, out)
+        else:
+            with parallel_section(n_jobs):
+                trick = norm_trick_setup(Y, None if symmetric else X)
+            Yc = np.subtract(Y, trick.centre, dtype=Y.dtype)
+            # A separate left operand: numpy would run X X^T as syrk plus a slow mirror.
+            Xc = np.subtract(X, trick.centre, dtype=X.dtype)
+            np.dot(Xc, Yc.T, out=out)
+            with parallel_section(n_jobs):
+                kernel_kernels.rbf_from_gram_inplace(
+                    out, Xc, Yc, trick.q_norms, trick.t_norms, trick.tol, gamma, symmetric)
+        if symmetric and mirror:
+            with parallel_section(n_jobs):
+                kernel_kernels.mirror_upper_to_lower(out)
+        return out
+    np.dot(X, Y.T, out=out)
+    return _dot_kernel(out, X, Y, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree,
+                       n_jobs=n_jobs)
+
+
+def sparse_kernel(X, Y, *, kernel, gamma, coef0, degree, n_jobs, dtype):
+    """The named kernel between the rows of X and Y when either is scipy sparse.
+
+    Returns a new dense C-contiguous (m, n) array of ``dtype``.
+    """
+    gram = X @ Y.T
+    gram = gram.toarray() if scipy.sparse.issparse(gram) else np.asarray(gram)
+    out = np.ascontiguousarray(gram, dtype=dtype)
+    if kernel == "rbf":
+        # |x - y|^2 = |x|^2 + |y|^2 - 2 <x, y>, clipped at 0 (round-off), 0 on the diagonal
+        # of a symmetric block; then exp(-gamma d) in place
+        out *= -2.0
+        out += _squared_norms(X)[:, None].astype(dtype)
+        out += _squared_norms(Y)[None, :].astype(dtype)
+        np.maximum(out, 0.0, out=out)
+        if X is Y:
+            np.fill_diagonal(out, 0.0)
+        out *= -gamma
+        np.exp(out, out=out)
+        return out
+    return _dot_kernel(out, X, Y, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree,
+                       n_jobs=n_jobs)
+
+
+def callable_kernel(function, X, Y, params, dtype):
+    """``function(x, y, **params)`` for every row x of X and y of Y, as a new (m, n) array.
+
+    When X is Y only the pairs ``i < j`` and the diagonal are evaluated (the result is
+    mirrored), as in scikit-learn.
+    """
+    rows_x = _rows(X)
+    m = X.shape[0]
+    if X is Y:
+        out = np.zeros((m, m), dtype=dtype)
+        for i in range(m):
+            xi = rows_x(i)
+            for j in range(i + 1, m):
+                out[i, j] = function(xi, rows_x(j), **params)
+        out += out.T
+        for i in range(m):
+            xi = rows_x(i)
+            out[i, i] = function(xi, xi, **params)
+        return out
+    rows_y = _rows(Y)
+    n = Y.shape[0]
+    out = np.empty((m, n), dtype=dtype)
+    for i in range(m):
+        xi = rows_x(i)
+        for j in range(n):
+            out[i, j] = function(xi, rows_y(j), **params)
+    return out
+
+
+def _rows(A):
+    if scipy.sparse.issparse(A):
+        return lambda i: A[[i], :]
+    return lambda i: A[i]
+
+
+def _dot_kernel(out, X, Y, *, kernel, gamma, coef0, degree, n_jobs):
+    """Turn the Gram block ``out`` into the dot-product kernel ``kernel`` in place."""
+    if kernel == "linear":
+        return out
+    if kernel == "cosine":
+        row_scale = _inverse_norms(X)
+        col_scale = row_scale if X is Y else _inverse_norms(Y)
+    else:
+        row_scale = col_scale = np.zeros(1)
+    with parallel_section(n_jobs):
+        kernel_kernels.dot_kernel_inplace(out, _DOT_KERNEL_CODES[kernel], float(gamma),
+                                          float(coef0), float(degree), row_scale, col_scale)
+    return out
+
+
+def _squared_norms(X):
+    if scipy.sparse.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    return np.einsum("ij,ij->i", X, X, dtype=np.float64)
+
+
+def _inverse_norms(X):
+    norms = np.sqrt(_squared_norms(X))
+    out = np.zeros_like(norms)
+    out[norms > 0] = 1.0 / norms[norms > 0]
+    return out
+
+
+def check_sparse(X, *, name="X", min_samples=1, copy=False):
+    """Validate a scipy sparse matrix: CSR, float32/float64 (else float64), finite, 2-D.
+
+    Returns a CSR matrix (a copy when ``copy`` or a conversion requires it).
+    """
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D sparse matrix for {name}, got shape {X.shape}.")
+    if X.shape[0] < min_samples:
+        raise ValueError(
+            f"{name} has {X.shape[0]} sample(s) (shape {X.shape}), but at least "
+            f"{min_samples} {'is' if min_samples == 1 else 'are'} required."
+        )
+    if X.shape[1] < 1:
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required. "
+            "Pass data with at least 1 column(s)."
+        )
+    if X.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} is complex (dtype {X.dtype}). "
+                         f"Pass {name}.real.")
+    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+    converted = X.tocsr()
+    converted = converted.astype(dtype, copy=copy and converted is X)
+    check_finite(converted.data, name)
+    return converted
