@@ -165,3 +165,17 @@ def test_gemm_roofline_times_the_same_shape_blocked_when_large():
     assert roof["flops"] == 2 * 300 * 200 * 8
     assert roof["fastdr_gflops"] == pytest.approx(roof["flops"] / 0.001 / 1e9)
     assert roof["fraction"] == pytest.approx(roof["gemm_s"] / 0.001)
+
+
+@pytest.mark.slow
+def test_dask_scaling_runs_and_both_cluster_sizes_agree(tmp_path):
+    out = tmp_path / "scaling.json"
+    proc = _run(["-m", "bench.dask_scaling", "--m", "1200", "--d", "8", "--chunks", "300",
+                 "--landmarks", "40", "--repeats", "1", "--json", str(out)], timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert [s["workload"] for s in result["summary"]] == ["knn_pairs", "landmark_isomap"]
+    assert all(s["same_result"] for s in result["summary"])
+    assert {(r["workload"], r["workers"]) for r in result["rows"]} == {
+        (w, n) for w in ("knn_pairs", "landmark_isomap") for n in (1, 2)}
+    assert "efficiency T1/(2 T2)" in proc.stdout
