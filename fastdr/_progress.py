@@ -269,3 +269,50 @@ class _PlainBar:
         """Erase the bar's line."""
         self.err.write("\r" + " " * self._length + "\r")
         self.err.flush()
+
+
+class RoundLog:
+    """Progress over the rounds of an iterative kernel, with a count per round.
+
+    ``verbose=1`` draws tqdm's bar over the rounds (imported only then) with the last round's
+    count as its postfix; without tqdm, or with ``verbose >= 2``, one line per round goes to
+    stdout instead (``"NN-descent round 3/17: 1234 updates"``).
+
+    Parameters
+    ----------
+    label : str
+        Shown before each line and as the bar's description.
+    total : int
+        The round budget (the bar's 100%).
+    verbose : int
+        0 prints nothing.
+    what : str
+        What the per-round count counts.
+    """
+
+    def __init__(self, label, total, verbose, what="updates"):
+        self.label, self.total, self.verbose, self.what = label, max(int(total), 1), verbose, what
+        self._bar = None
+        if verbose == 1:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                self._bar = tqdm(total=self.total, desc=label, unit="round", file=sys.stderr)
+
+    def round(self, number, count):
+        """Report round ``number`` (1-based) and its count."""
+        if not self.verbose:
+            return
+        if self._bar is not None:
+            self._bar.set_postfix_str(f"{count} {self.what}", refresh=False)
+            self._bar.update(1)
+        else:
+            print(f"{self.label} round {number}/{self.total}: {count} {self.what}", flush=True)
+
+    def close(self):
+        """Close the bar (a no-op for lines)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

@@ -1,5 +1,8 @@
 """NN-descent approximate k-NN graphs: recall, determinism, exact distances, queries, errors."""
 
+import sys
+import types
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
@@ -164,12 +167,47 @@ def test_tiny_inputs_and_duplicates_are_exact():
     assert not np.any(ind == np.arange(D.shape[0])[:, None])
 
 
-def test_verbose_prints_one_line_per_round(capsys):
+@pytest.mark.parametrize("verbose", [1, 2])
+def test_verbose_prints_one_line_per_round_without_tqdm(capsys, monkeypatch, verbose):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm now fails
     X = blobs(1000, 10, seed=6)
-    index = nndescent_index(X, 5, n_iters=3, delta=0.0, random_state=0, verbose=1)
+    index = nndescent_index(X, 5, n_iters=3, delta=0.0, random_state=0, verbose=verbose)
     lines = [ln for ln in capsys.readouterr().out.splitlines() if "round" in ln]
     assert len(lines) == index.n_iters_ == 3
     assert lines[0].startswith("NN-descent round 1/3:") and lines[0].endswith("updates")
+
+
+class _RecordingBar:
+    made = []
+
+    def __init__(self, total, desc, unit, file):
+        self.total, self.desc, self.unit = total, desc, unit
+        self.postfixes, self.updates, self.closed = [], 0, False
+        _RecordingBar.made.append(self)
+
+    def set_postfix_str(self, text, refresh=True):
+        self.postfixes.append(text)
+
+    def update(self, n):
+        self.updates += n
+
+    def close(self):
+        self.closed = True
+
+
+def test_verbose_1_draws_a_tqdm_bar_over_rounds_with_update_counts(capsys, monkeypatch):
+    fake = types.ModuleType("tqdm")
+    fake.tqdm = _RecordingBar
+    monkeypatch.setitem(sys.modules, "tqdm", fake)
+    _RecordingBar.made.clear()
+    X = blobs(1000, 10, seed=6)
+    index = nndescent_index(X, 5, n_iters=4, delta=0.0, random_state=0, verbose=1)
+    (bar,) = _RecordingBar.made
+    assert (bar.total, bar.desc, bar.unit) == (4, "NN-descent", "round")
+    assert bar.updates == index.n_iters_ == len(bar.postfixes) and bar.closed
+    counts = [int(text.split()[0]) for text in bar.postfixes]
+    assert all(text.endswith(" updates") for text in bar.postfixes) and counts[0] > 0
+    assert "round" not in capsys.readouterr().out  # the bar replaces the lines
 
 
 def test_defaults_documented():

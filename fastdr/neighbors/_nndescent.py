@@ -20,6 +20,7 @@ from .._kernels import nndescent_search as search_kernels
 from .._kernels import rp_trees
 from .._kernels.heap import INDEX_SENTINEL
 from .._parallel import effective_n_jobs, parallel_section
+from .._progress import RoundLog
 from .._validation import check_array, check_option, check_scalar
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "manhattan")
@@ -313,27 +314,32 @@ def _descent_rounds(X, key_code, heap_d, heap_i, heap_f, c, n_iters, delta, seed
     old_p = np.empty((m, c), dtype=np.uint64)
     block = chunks_per_block * _CHUNK
     stop_below = delta * k * m
-    for r in range(n_iters):
-        round_seed = np.uint64(rp_trees.hash3(np.uint64(seed), r, 0))
-        kernels.reverse_edges(heap_i, heap_f, rev_ptr, rev_idx, rev_flag)
-        kernels.sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, round_seed,
-                                  new_i, new_p, old_i, old_p)
-        kernels.retire_sampled(heap_i, heap_f, new_i)
-        bound = heap_d[:, 0].copy()
-        updates = 0
-        for start in range(0, m, block):
-            stop = min(start + block, m)
-            n_chunks = -(-(stop - start) // _CHUNK)
-            kernels.local_join(X, key_code, bound, new_i, old_i, start, stop, _CHUNK, cap,
-                               buf_t, buf_s, buf_d, buf_n)
-            kernels.apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d,
-                                  buf_n, threads, counts)
-            updates += int(counts.sum())
-        if verbose:
-            print(f"NN-descent round {r + 1}/{n_iters}: {updates} updates", flush=True)
-        if updates <= stop_below:
-            return r + 1
-    return n_iters
+    log = RoundLog("NN-descent", n_iters, verbose)
+    n_run = n_iters
+    try:
+        for r in range(n_iters):
+            round_seed = np.uint64(rp_trees.hash3(np.uint64(seed), r, 0))
+            kernels.reverse_edges(heap_i, heap_f, rev_ptr, rev_idx, rev_flag)
+            kernels.sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, round_seed,
+                                      new_i, new_p, old_i, old_p)
+            kernels.retire_sampled(heap_i, heap_f, new_i)
+            bound = heap_d[:, 0].copy()
+            updates = 0
+            for start in range(0, m, block):
+                stop = min(start + block, m)
+                n_chunks = -(-(stop - start) // _CHUNK)
+                kernels.local_join(X, key_code, bound, new_i, old_i, start, stop, _CHUNK, cap,
+                                   buf_t, buf_s, buf_d, buf_n)
+                kernels.apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d,
+                                      buf_n, threads, counts)
+                updates += int(counts.sum())
+            log.round(r + 1, updates)
+            if updates <= stop_below:
+                n_run = r + 1
+                break
+    finally:
+        log.close()
+    return n_run
 
 
 def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters=None,
@@ -368,7 +374,8 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     n_jobs : int or None
         Threads for this call; None means all cores.
     verbose : int, default=0
-        1 prints one line per round with its number of heap updates.
+        1 draws a tqdm bar over the rounds with each round's number of heap updates (one
+        line per round instead when tqdm is not installed); 2 always prints the lines.
     return_index : bool, default=False
         Also return the :class:`NNDescentIndex` (for :func:`nndescent_query`).
 
