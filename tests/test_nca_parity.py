@@ -156,3 +156,10 @@ def test_n_components_is_positional_and_the_rest_keyword_only():
     assert NeighborhoodComponentsAnalysis(3).n_components == 3
     with pytest.raises(TypeError):
         NeighborhoodComponentsAnalysis(3, "pca")
+
+
+def test_tags_say_fit_needs_y_as_scikit_learns_do():
+    ours = NeighborhoodComponentsAnalysis().__sklearn_tags__()
+    theirs = SkNCA().__sklearn_tags__()
+    assert ours.target_tags.required is theirs.target_tags.required is True
+    assert ours.transformer_tags is not None and theirs.transformer_tags is not None

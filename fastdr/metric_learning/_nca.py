@@ -287,6 +287,10 @@ default="auto"
     def _check_params(self):
         validate_params(self)
 
+    def _fastdr_tags(self):
+        # fit needs the labels, as scikit-learn's NCA declares in its tags
+        return {"target_tags.required": True}
+
     def _initialize(self, X, codes, r, rng):
         """The starting map for ``init`` (an array is checked; names follow sklearn's rule)."""
         m, d = X.shape
