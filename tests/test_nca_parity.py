@@ -1,5 +1,5 @@
 """NeighborhoodComponentsAnalysis against scikit-learn's on the same data: the learned map,
-the callback, warm starts, verbose output, random_state_ and feature names."""
+k-NN accuracy, the callback, warm starts, verbose output, random_state_ and feature names."""
 
 import re
 
@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from sklearn.neighbors import NeighborhoodComponentsAnalysis as SkNCA
 
 import fastdr
-from fastdr import NeighborhoodComponentsAnalysis
+from fastdr import KNeighborsClassifier, NeighborhoodComponentsAnalysis
 
 pytestmark = [pytest.mark.filterwarnings("ignore::fastdr.exceptions.ConvergenceWarning"),
               pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")]
@@ -45,6 +45,25 @@ def test_components_equal_scikit_learn_from_the_same_init(init, n_components):
                                theirs.components_, rtol=1e-8, atol=1e-10)
     # scikit-learn's n_iter_ also counts its first objective evaluation
     assert ours.n_iter_ == theirs.n_iter_ - 1
+
+
+def test_fit_matches_scikit_learn_and_knn_accuracy_is_as_good():
+    from sklearn.datasets import load_digits
+    from sklearn.neighbors import KNeighborsClassifier as SkKNN
+
+    X, y = load_digits(return_X_y=True)
+    idx = np.random.default_rng(0).permutation(X.shape[0])
+    X, y, X_test, y_test = X[idx[:300]], y[idx[:300]], X[idx[300:500]], y[idx[300:500]]
+    ours = NeighborhoodComponentsAnalysis(n_components=10, max_iter=8, random_state=0)
+    ours.fit(X, y)
+    sk = SkNCA(n_components=10, max_iter=8, random_state=0).fit(X, y)
+    ours_acc = KNeighborsClassifier(n_neighbors=3, metric=ours).fit(X, y).score(X_test, y_test)
+    sk_acc = SkKNN(n_neighbors=3).fit(sk.transform(X), y).score(sk.transform(X_test), y_test)
+    assert ours_acc >= sk_acc
+    sk_objective = -sk._loss_grad_lbfgs(sk.components_.ravel(), X, y[:, None] == y[None, :],
+                                        -1.0)[0]
+    assert ours.objective_ >= sk_objective * (1 - 1e-6)
+    assert ours.components_.shape == (10, 64)
 
 
 def test_callback_is_called_as_scikit_learn_calls_it():
