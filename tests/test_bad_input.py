@@ -98,8 +98,8 @@ def test_single_sample_is_a_clear_error(name):
 SINGLE_FEATURE_ERRORS = {
     "PCA": re.escape("n_components=2 is larger than allowed: PCA can return at most "
                      "min(n_samples, n_features) = 1 components on this input."),
-    "NeighborhoodComponentsAnalysis": re.escape("n_components=2 is larger than n_features=1: "
-                                                "NCA learns a map of at most n_features rows."),
+    "NeighborhoodComponentsAnalysis": re.escape("`n_components` (2) cannot be greater than the "
+                                                "given data dimensionality (1)!"),
 }
 
 

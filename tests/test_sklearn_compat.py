@@ -34,6 +34,17 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
+def test_every_drop_in_estimator_runs_scikit_learns_checks_without_exemptions():
+    # the estimators that issues 14 and 15 make drop-ins for scikit-learn's must all go
+    # through check_estimator above, none of its checks expected to fail
+    from .test_parity_signatures import ESTIMATORS as DROP_INS
+
+    checked = {type(est).__name__: est for est in ESTIMATORS}
+    assert set(DROP_INS) <= set(checked), set(DROP_INS) - set(checked)
+    assert {name: _expected_failures(checked[name]) for name in DROP_INS} == {
+        name: {} for name in DROP_INS}
+
+
 @pytest.mark.parametrize("name", list(PARAMS))
 def test_clone_pickle_and_pipeline(name):
     X, y = small_data()

@@ -1,5 +1,6 @@
 """Neighbourhood Components Analysis (Goldberger et al., 2005)."""
 
+import time
 import warnings
 from numbers import Integral, Real
 
@@ -14,9 +15,10 @@ from .._kernels import nca as nca_kernels
 from .._parallel import parallel_section
 from .._params import Interval, StrOptions, validate_params
 from .._progress import IterationLog
-from .._validation import check_array, check_random_state
+from .._validation import check_random_state
 from ..exceptions import ConvergenceWarning, compatible
 from ._base import LEARNER_CONSTRAINTS, MahalanobisMixin, check_labelled_data
+from ._nca_init import check_init_array, lda_start, pca_start, resolve_init, timed_start
 
 INITS = ("auto", "pca", "lda", "identity", "random")
 OPTIMIZERS = ("lbfgs", "sgd")
@@ -92,7 +94,9 @@ class NeighborhoodComponentsAnalysis(MahalanobisMixin, BaseEstimator):
         f(A) = sum_i sum_{j in C_i} p_ij,
         p_ij = exp(-|A x_i - A x_j|^2) / sum_{k != i} exp(-|A x_i - A x_k|^2),  p_ii = 0,
 
-    with ``C_i`` the points of i's class.
+    with ``C_i`` the points of i's class. A drop-in for scikit-learn's estimator of the same
+    name (same parameters, defaults, attributes and verbose output); ``optimizer``,
+    ``batch_size``, ``learning_rate`` and ``n_jobs`` are fastdr's extras.
 
     Parameters
     ----------
@@ -102,33 +106,43 @@ class NeighborhoodComponentsAnalysis(MahalanobisMixin, BaseEstimator):
 default="auto"
         Starting map. ``"auto"`` picks ``"lda"`` when ``r <= min(d, n_classes - 1)``,
         else ``"pca"`` when ``r < min(d, n_samples)``, else ``"identity"`` (scikit-learn's
-        rule). ``"pca"`` and ``"lda"`` use :class:`fastdr.decomposition.PCA` and
-        :class:`fastdr.discriminant.LinearDiscriminantAnalysis`; ``"identity"`` is the
-        r x d identity; ``"random"`` draws standard normal entries.
+        rule). ``"pca"``: the first r principal axes (:class:`fastdr.decomposition.PCA`).
+        ``"lda"``: the first r discriminant directions, scaled as scikit-learn's
+        ``LinearDiscriminantAnalysis(solver="svd").scalings_``; it needs
+        ``r <= min(d, n_classes - 1)``. ``"identity"``: the r x d identity. ``"random"``:
+        standard normal entries drawn from ``random_state_``. An array is the start itself.
+    warm_start : bool, default=False
+        If True and ``fit`` has run before, start from the previous ``components_``
+        (``n_components`` and ``init`` are then ignored).
     max_iter : int, default=50
         Iterations of L-BFGS, or epochs (passes over the data) of SGD.
     tol : float, default=1e-5
         L-BFGS: the ``tol`` of :func:`scipy.optimize.minimize` (relative objective decrease
         and projected gradient). SGD: stop when an epoch changes the (running) objective by
         less than ``tol`` relative.
+    callback : callable or None, default=None
+        Called after every iteration (L-BFGS) or epoch (SGD) as
+        ``callback(transformation, n_iter)``: the current map flattened to shape (r * d,)
+        (a copy) and the 1-based iteration count, as scikit-learn calls it.
+    verbose : int, default=0
+        0 prints nothing. 1 or more prints, as scikit-learn does, a ``Finding ...
+        components... done in`` line for the PCA/LDA start, a header, one
+        ``[NeighborhoodComponentsAnalysis] iteration objective time`` line per objective
+        evaluation (L-BFGS) or epoch (SGD), the ConvergenceWarning when the optimiser stops
+        short, and ``Training took ...s.``; runs expected to last longer than 10 s also get
+        a progress bar on stderr.
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds ``init="random"``, the PCA start and the SGD batch order.
     optimizer : {"lbfgs", "sgd"}, default="lbfgs"
         ``"lbfgs"``: scipy's L-BFGS-B on ``-f``, objective and gradient from one kernel
-        call. ``"sgd"``: mini-batch stochastic gradient ascent, each row's softmax over all
-        points, the batch's gradient averaged per row.
+        call (scikit-learn's optimiser). ``"sgd"``: mini-batch stochastic gradient ascent,
+        each row's softmax over all points, the batch's gradient averaged per row.
     batch_size : int or None, default=None
         SGD mini-batch size; None means ``min(n_samples, 256)``.
     learning_rate : float or None, default=None
         SGD step size on the per-row mean gradient. None picks it from the first batch so
         that the first step changes A by 5% (Frobenius norm); the rate is halved after an
         epoch whose running objective decreased.
-    callback : callable or None, default=None
-        Called after every iteration as ``callback(components, n_iter)`` with the current
-        map (r, d) and the iteration count.
-    verbose : int, default=0
-        1 prints one line per iteration (objective, time) and, for runs expected to last
-        longer than 10 s, a progress bar on stderr.
-    random_state : int, RandomState, Generator or None, default=None
-        Seeds ``init="random"`` and the SGD batch order.
     n_jobs : int or None, default=None
         Threads of the kernel (None: all cores). Results do not depend on it.
 
@@ -137,11 +151,22 @@ default="auto"
     components_ : ndarray of shape (r, n_features)
         The learned map A (float64); the metric is ``M = A^T A``.
     n_iter_ : int
-        Iterations (L-BFGS) or epochs (SGD) run.
+        Iterations (L-BFGS) or epochs (SGD) run. scikit-learn's count is one more (it also
+        counts its first objective evaluation).
+    random_state_ : numpy.random.RandomState or Generator
+        The generator made from ``random_state`` at ``fit``.
     objective_ : float
         ``f(A)`` at the returned map (expected number of correctly classified points).
     n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of X at ``fit``; only when they are all strings.
     classes_ : ndarray of shape (n_classes,)
+
+    Warns
+    -----
+    ConvergenceWarning
+        With ``verbose >= 1``, when the optimiser stops before converging (scikit-learn
+        warns only then too).
 
     Notes
     -----
@@ -158,19 +183,20 @@ default="auto"
     hundred MB.
     """
 
-    def __init__(self, *, n_components=None, init="auto", max_iter=50, tol=1e-5,
-                 optimizer="lbfgs", batch_size=None, learning_rate=None, callback=None,
-                 verbose=0, random_state=None, n_jobs=None):
+    def __init__(self, n_components=None, *, init="auto", warm_start=False, max_iter=50,
+                 tol=1e-5, callback=None, verbose=0, random_state=None, optimizer="lbfgs",
+                 batch_size=None, learning_rate=None, n_jobs=None):
         self.n_components = n_components
         self.init = init
+        self.warm_start = warm_start
         self.max_iter = max_iter
         self.tol = tol
-        self.optimizer = optimizer
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
         self.callback = callback
         self.verbose = verbose
         self.random_state = random_state
+        self.optimizer = optimizer
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
         self.n_jobs = n_jobs
 
     def fit(self, X, y):
@@ -190,16 +216,30 @@ default="auto"
         record_feature_names(self, X)
         X, classes, codes = check_labelled_data(X, y, type(self).__name__)
         m, d = X.shape
-        r = d if self.n_components is None else self.n_components
-        if r > d:
+        if self.n_components is not None and self.n_components > d:
             raise ValueError(
-                f"n_components={r} is larger than n_features={d}: NCA learns a map of at most "
-                f"n_features rows. Pass n_components <= {d}."
+                f"The preferred dimensionality of the projected space `n_components` "
+                f"({self.n_components}) cannot be greater than the given data dimensionality "
+                f"({d})! Pass n_components <= {d}."
             )
-        rng = check_random_state(self.random_state)
+        previous = getattr(self, "components_", None) if self.warm_start else None
+        if previous is not None and previous.shape[1] != d:
+            raise ValueError(
+                f"The new inputs dimensionality ({d}) does not match the input dimensionality "
+                f"of the previously learned transformation ({previous.shape[1]}). Fit on X "
+                f"with {previous.shape[1]} features, or set warm_start=False."
+            )
+        if not isinstance(self.init, str):
+            check_init_array(self.init, d, self.n_components)
+        self.random_state_ = check_random_state(self.random_state)
+        started = time.time()
         X64 = np.ascontiguousarray(X, dtype=np.float64)
         codes = np.ascontiguousarray(codes, dtype=np.int64)
-        A0 = self._initialize(X64, codes, r, rng)
+        r = d if self.n_components is None else self.n_components
+        if previous is not None:
+            A0 = np.array(previous, dtype=np.float64, order="C")
+        else:
+            A0 = self._initialize(X64, codes, r, self.random_state_)
         # the objective does not depend on the order of the points; grouped by class, the
         # softmax candidates of a block of rows sit close together in memory (measured: 20%
         # faster per evaluation at m=5000)
@@ -214,16 +254,17 @@ default="auto"
             if self.optimizer == "lbfgs":
                 A, n_iter, objective, converged, message = self._fit_lbfgs(X64, codes, A0, log)
             else:
-                A, n_iter, objective, converged, message = self._fit_sgd(X64, codes, A0, rng,
-                                                                         log)
-        log.close(f"Training took {log.elapsed():.2f}s.")
-        if not converged:
+                A, n_iter, objective, converged, message = self._fit_sgd(
+                    X64, codes, A0, self.random_state_, log)
+        if self.verbose and not converged:
+            # scikit-learn warns only when verbose: its default max_iter=50 often stops short
             warnings.warn(
-                f"[{type(self).__name__}] NCA did not converge after {n_iter} iterations "
-                f"({message}). Increase max_iter or tol.",
+                f"[{type(self).__name__}] NCA did not converge: {message}. Increase max_iter, "
+                f"or loosen tol.",
                 compatible(ConvergenceWarning),
                 stacklevel=2,
             )
+        log.close(f"Training took {time.time() - started:8.2f}s.")
         self.components_ = A
         self.n_iter_ = int(n_iter)
         self.objective_ = float(objective)
@@ -236,6 +277,7 @@ default="auto"
     _parameter_constraints = {
         **LEARNER_CONSTRAINTS,
         "init": [StrOptions(INITS), "array-like"],
+        "warm_start": ["boolean"],
         "optimizer": [StrOptions(OPTIMIZERS)],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
         "learning_rate": [Interval(Real, 0, None, closed="neither"), None],
@@ -245,64 +287,58 @@ default="auto"
     def _check_params(self):
         validate_params(self)
 
+    def _fastdr_tags(self):
+        # fit needs the labels, as scikit-learn's NCA declares in its tags
+        return {"target_tags.required": True}
+
     def _initialize(self, X, codes, r, rng):
+        """The starting map for ``init`` (an array is checked; names follow sklearn's rule)."""
         m, d = X.shape
-        init = self.init
-        if not isinstance(init, str):
-            A = check_array(init, name="init", dtype=np.float64)
-            if A.shape[1] != d:
-                raise ValueError(
-                    f"init has {A.shape[1]} columns, but X has {d} features. Pass an init of "
-                    f"shape (n_components, {d})."
-                )
-            if self.n_components is not None and A.shape[0] != self.n_components:
-                raise ValueError(
-                    f"init has {A.shape[0]} rows, but n_components={self.n_components}. Pass "
-                    f"an init of shape ({self.n_components}, {d}) or n_components=None."
-                )
-            if A.shape[0] > d:
-                raise ValueError(
-                    f"init has {A.shape[0]} rows, more than n_features={d}. Pass at most "
-                    f"{d} rows."
-                )
-            return np.array(A, dtype=np.float64, order="C")
+        if not isinstance(self.init, str):
+            return check_init_array(self.init, d, self.n_components)
         n_classes = int(codes.max()) + 1
-        if init == "auto":
-            if r <= min(d, n_classes - 1):
-                init = "lda"
-            elif r < min(d, m):
-                init = "pca"
-            else:
-                init = "identity"
+        init = resolve_init(self.init, r, m, d, n_classes)
         if init == "identity":
             return np.eye(r, d)
         if init == "random":
-            return np.ascontiguousarray(rng.standard_normal((r, d)))
+            return np.ascontiguousarray(rng.standard_normal(size=(r, d)))
+        verbose = getattr(self, "verbose", 0)
         if init == "pca":
-            return _pca_init(X, r)
-        return _lda_init(X, codes, r)
+            return timed_start("pca", lambda: pca_start(X, r, rng), verbose)
+        if r > min(d, n_classes - 1):
+            raise ValueError(
+                f"init='lda' with n_components={r}: n_components cannot be larger than "
+                f"min(n_features, n_classes - 1) = {min(d, n_classes - 1)}. Pass "
+                f"n_components <= {min(d, n_classes - 1)}, or init='auto'."
+            )
+        return timed_start("lda", lambda: lda_start(X, codes, r), verbose)
 
     # -- optimisers -------------------------------------------------------------------------
 
-    def _report(self, log, A, n_iter, objective):
-        log.iteration(n_iter, objective)
+    def _start_log(self, log):
+        if self.verbose:
+            print(f"[{type(self).__name__}]")
+        log.header()
+
+    def _report(self, A, n_iter):
         if self.callback is not None:
-            self.callback(A.copy(), n_iter)
+            self.callback(A.ravel().copy(), n_iter)
 
     def _fit_lbfgs(self, X, codes, A0, log):
         r, d = A0.shape
         state = {"n_iter": 0}
-        log.header()
+        self._start_log(log)
 
         def negative_objective(a_flat):
             objective, gradient = nca_objective_gradient(X, a_flat.reshape(r, d), codes,
                                                          n_jobs=self.n_jobs)
+            # one line per evaluation, numbered by the iteration it belongs to (sklearn's)
+            log.iteration(state["n_iter"] + 1, objective)
             return -objective, -gradient.ravel()
 
         def on_iteration(intermediate_result):
             state["n_iter"] += 1
-            self._report(log, intermediate_result.x.reshape(r, d), state["n_iter"],
-                         -float(intermediate_result.fun))
+            self._report(intermediate_result.x, state["n_iter"])
 
         result = scipy.optimize.minimize(
             negative_objective, A0.ravel(), method="L-BFGS-B", jac=True, tol=self.tol,
@@ -319,7 +355,7 @@ default="auto"
         previous = None
         converged = False
         n_iter = 0
-        log.header()
+        self._start_log(log)
         for epoch in range(self.max_iter):
             order = rng.permutation(m).astype(np.int64)
             running = 0.0
@@ -334,7 +370,8 @@ default="auto"
                     rate = 0.05 * np.linalg.norm(A) / step_norm if step_norm > 0 else 1.0
                 A += rate * step
             n_iter = epoch + 1
-            self._report(log, A, n_iter, running)
+            log.iteration(n_iter, running)
+            self._report(A, n_iter)
             if previous is not None:
                 if abs(running - previous) <= self.tol * max(abs(previous), 1.0):
                     converged = True
@@ -345,28 +382,3 @@ default="auto"
         objective, _ = nca_objective_gradient(X, A, codes, n_jobs=self.n_jobs)
         message = "the running objective still changed by more than tol per epoch"
         return A, n_iter, objective, converged, message
-
-
-def _pca_init(X, r):
-    from ..decomposition import PCA
-
-    return np.ascontiguousarray(PCA(n_components=r).fit(X).components_, dtype=np.float64)
-
-
-def _lda_init(X, codes, r):
-    from ..discriminant import LinearDiscriminantAnalysis
-
-    n_classes = int(codes.max()) + 1
-    k = min(r, n_classes - 1, X.shape[1])
-    try:
-        lda = LinearDiscriminantAnalysis(n_components=k).fit(X, codes)
-    except ValueError:
-        # a singular within-class scatter (constant features, few samples): regularise it
-        try:
-            lda = LinearDiscriminantAnalysis(n_components=k, shrinkage=1e-4, tol=0.0).fit(
-                X, codes)
-        except ValueError:
-            # no feature varies within the classes at all: LDA has no direction to offer
-            # (and its advice, shrinkage, is not an NCA parameter); start from PCA instead
-            return _pca_init(X, r)
-    return np.ascontiguousarray(lda.scalings_.T[:r], dtype=np.float64)

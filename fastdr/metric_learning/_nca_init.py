@@ -1,0 +1,134 @@
+"""Starting maps of NCA: scikit-learn's ``init`` rule, its PCA start and its LDA start."""
+
+import sys
+import time
+
+import numpy as np
+
+from .._validation import check_array
+
+
+def check_init_array(init, n_features, n_components):
+    """An ``init`` array, float64 of shape (r, n_features), checked in scikit-learn's order.
+
+    Parameters
+    ----------
+    init : array-like of shape (r, d)
+    n_features : int
+        Columns of the training X.
+    n_components : int or None
+        The estimator's ``n_components``; when set, r must equal it.
+
+    Returns
+    -------
+    ndarray of shape (r, n_features), float64, C-contiguous
+    """
+    A = check_array(init, name="init", dtype=np.float64)
+    r, d = A.shape
+    if d != n_features:
+        raise ValueError(
+            f"The input dimensionality ({d}) of the given linear transformation `init` must "
+            f"match the dimensionality of the given inputs `X` ({n_features}). Pass an init "
+            f"of shape (n_components, {n_features})."
+        )
+    if r > d:
+        raise ValueError(
+            f"The output dimensionality ({r}) of the given linear transformation `init` cannot "
+            f"be greater than its input dimensionality ({d}). Pass at most {d} rows."
+        )
+    if n_components is not None and n_components != r:
+        raise ValueError(
+            f"The preferred dimensionality of the projected space `n_components` "
+            f"({n_components}) does not match the output dimensionality of the given linear "
+            f"transformation `init` ({r})! Pass an init of shape ({n_components}, {d}) or "
+            f"n_components=None."
+        )
+    return np.array(A, dtype=np.float64, order="C")
+
+
+def resolve_init(init, r, n_samples, n_features, n_classes):
+    """scikit-learn's ``"auto"`` rule: lda if r <= min(d, k - 1), pca if r < min(d, m), else
+    identity; any other name is returned as is."""
+    if init != "auto":
+        return init
+    if r <= min(n_features, n_classes - 1):
+        return "lda"
+    if r < min(n_features, n_samples):
+        return "pca"
+    return "identity"
+
+
+def timed_start(kind, compute, verbose):
+    """Run ``compute()``; with ``verbose``, print scikit-learn's ``Finding ... done in`` line."""
+    what = {"pca": "principal", "lda": "most discriminative"}[kind]
+    started = time.time()
+    if verbose:
+        print(f"Finding {what} components... ", end="")
+        sys.stdout.flush()
+    A = compute()
+    if verbose:
+        print(f"done in {time.time() - started:5.2f}s")
+    return A
+
+
+def pca_start(X, r, random_state):
+    """The first r principal axes of X (rows), from :class:`fastdr.decomposition.PCA`."""
+    from ..decomposition import PCA
+
+    pca = PCA(n_components=r, random_state=random_state).fit(X)
+    return np.ascontiguousarray(pca.components_, dtype=np.float64)
+
+
+def lda_start(X, codes, r, tol=1e-4):
+    """The first r discriminant directions, scaled as scikit-learn's ``solver="svd"`` scales
+    ``LinearDiscriminantAnalysis.scalings_`` (its default, which its NCA uses).
+
+    The within-class deviations, each feature divided by its within-class standard deviation,
+    are whitened by their SVD (directions with singular value <= ``tol`` dropped); the class
+    means, weighted by ``sqrt(n_k / (k - 1))``, are then rotated onto their own singular
+    directions. Row j of the result is the j-th discriminant direction in input space, with
+    unit within-class variance (population normalisation). Falls back to the PCA start when
+    no feature varies within the classes or the class means coincide.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d), float64
+    codes : ndarray of shape (m,), int64
+        Class codes 0 .. k-1.
+    r : int
+        Rows wanted (at most k - 1 are returned).
+    tol : float
+        scikit-learn's LDA rank threshold.
+
+    Returns
+    -------
+    ndarray of shape (min(r, rank), d)
+
+    Notes
+    -----
+    Time O(m d^2), memory O(m d): two thin SVDs, no d x d scatter is formed.
+    """
+    m, d = X.shape
+    n_classes = int(codes.max()) + 1
+    counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    means = np.zeros((n_classes, d))
+    np.add.at(means, codes, X)
+    means /= counts[:, None]
+    deviations = X - means[codes]
+    std = deviations.std(axis=0)
+    std[std == 0] = 1.0
+    _, S, Vt = np.linalg.svd(deviations / std / np.sqrt(m), full_matrices=False)
+    rank = int(np.sum(S > tol))
+    if rank == 0:
+        return pca_start(X, r, None)
+    whitening = (Vt[:rank] / std).T / S[:rank]
+    priors = counts / m
+    centre = priors @ means
+    weights = np.sqrt(m * priors / max(n_classes - 1, 1))
+    _, S, Vt = np.linalg.svd((weights[:, None] * (means - centre)) @ whitening,
+                             full_matrices=False)
+    if S[0] == 0:
+        return pca_start(X, r, None)
+    rank = int(np.sum(S > tol * S[0]))
+    scalings = whitening @ Vt.T[:, :rank]
+    return np.ascontiguousarray(scalings.T[:r], dtype=np.float64)
