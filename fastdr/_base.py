@@ -10,9 +10,87 @@ import inspect
 
 import numpy as np
 
+#: methods whose metadata scikit-learn's routing can request (its ``SIMPLE_METHODS``)
+_ROUTED_METHODS = ("fit", "partial_fit", "predict", "predict_proba", "predict_log_proba",
+                   "decision_function", "score", "split", "transform", "inverse_transform")
+_NOT_METADATA = {"X", "y", "Y", "Xt", "yt"}
+
+
+def _metadata_params(function):
+    """Names of the parameters of ``function`` that routing treats as metadata."""
+    params = list(inspect.signature(function).parameters.values())[1:]
+    return [p.name for p in params if p.name not in _NOT_METADATA
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+@functools.cache
+def _requester_for(cls):
+    """A scikit-learn ``_MetadataRequester`` subclass with ``cls``'s routed methods, so that
+    scikit-learn's own code builds and validates the requests (imported only when used)."""
+    from sklearn.utils._metadata_requests import _MetadataRequester
+
+    methods = {name: getattr(cls, name) for name in _ROUTED_METHODS
+               if inspect.isfunction(getattr(cls, name, None))}
+    return type(cls.__name__, (_MetadataRequester,), methods)
+
+
+def _requester(estimator):
+    proxy = object.__new__(_requester_for(type(estimator)))
+    if "_metadata_request" in estimator.__dict__:
+        proxy._metadata_request = estimator.__dict__["_metadata_request"]
+    return proxy
+
+
+def _make_set_request(method):
+    def set_request(self, **kwargs):
+        proxy = _requester(self)
+        getattr(proxy, f"set_{method}_request")(**kwargs)
+        self._metadata_request = proxy._metadata_request
+        return self
+
+    set_request.__name__ = f"set_{method}_request"
+    set_request.__doc__ = f"""Request metadata passed to ``{method}`` (metadata routing).
+
+        Only available when routing is enabled
+        (``sklearn.set_config(enable_metadata_routing=True)``); scikit-learn validates the
+        requests.
+
+        Parameters
+        ----------
+        **kwargs : bool, None or str
+            Metadata name mapped to True (request), False (do not request), None (error if
+            passed) or an alias.
+
+        Returns
+        -------
+        self
+        """
+    return set_request
+
 
 class BaseEstimator:
-    """Parameter handling, ``repr`` and tags shared by every fastdr estimator."""
+    """Parameter handling, ``repr``, tags and metadata routing shared by every fastdr
+    estimator."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for method in _ROUTED_METHODS:
+            function = getattr(cls, method, None)
+            name = f"set_{method}_request"
+            if inspect.isfunction(function) and _metadata_params(function) and (
+                    name not in cls.__dict__):
+                setattr(cls, name, _make_set_request(method))
+
+    def get_metadata_routing(self):
+        """The metadata this estimator requests, as scikit-learn's ``MetadataRequest``.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRequest
+            Built by scikit-learn (imported here) from the signatures of ``fit``, ``score``
+            and the other routed methods, and any ``set_*_request`` calls.
+        """
+        return _requester(self).get_metadata_routing()
 
     @classmethod
     def _get_param_names(cls):
