@@ -359,12 +359,12 @@ def _lda_init(X, codes, r):
     n_classes = int(codes.max()) + 1
     k = min(r, n_classes - 1, X.shape[1])
     try:
-        lda = LinearDiscriminantAnalysis(n_components=k).fit(X, codes)
+        lda = LinearDiscriminantAnalysis(solver="eigen", n_components=k).fit(X, codes)
     except ValueError:
         # a singular within-class scatter (constant features, few samples): regularise it
         try:
-            lda = LinearDiscriminantAnalysis(n_components=k, shrinkage=1e-4, tol=0.0).fit(
-                X, codes)
+            lda = LinearDiscriminantAnalysis(solver="eigen", n_components=k, shrinkage=1e-4,
+                                             tol=0.0).fit(X, codes)
         except ValueError:
             # no feature varies within the classes at all: LDA has no direction to offer
             # (and its advice, shrinkage, is not an NCA parameter); start from PCA instead
