@@ -375,7 +375,8 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
                 "shrinkage='auto' or a float to regularise it, or solver='svd'."
             ) from exc
         total = evals.sum()
-        ratios = evals / total if total > 0 else np.zeros_like(evals)
+        # sorted as scikit-learn sorts them (S_t - S_w may have negative eigenvalues)
+        ratios = np.sort(evals / total)[::-1] if total != 0 else np.zeros_like(evals)
         k = select_count(evals, max_components if n_components is None else n_components,
                          max_components)
         # solved in the correlation form D^-1/2 S_w D^-1/2 (D = diag S_w): features in very
@@ -410,8 +411,8 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
         if total <= 0:
             raise ValueError("priors must not all be 0.")
         if abs(total - 1.0) > 1e-5:
-            warnings.warn(f"The priors do not sum to 1 (they sum to {total:.6g}). "
-                          "Renormalizing them; pass priors that sum to 1 to silence this.",
+            warnings.warn(f"The priors do not sum to 1. Renormalizing (they sum to "
+                          f"{total:.6g}); pass priors that sum to 1 to silence this.",
                           UserWarning, stacklevel=3)
             priors = priors / total
         return priors

@@ -247,8 +247,8 @@ def test_lda_bad_input(rng):
         LDA(priors=[0.0, 0.0, 0.0]).fit(X, y)
     with pytest.raises(ValueError, match="priors must be non-negative"):
         LDA(priors=[0.5, 0.7, -0.2]).fit(X, y)
-    with pytest.warns(UserWarning, match=r"The priors do not sum to 1 \(they sum to 2\)\. "
-                      "Renormalizing"):
+    with pytest.warns(UserWarning, match=r"The priors do not sum to 1\. Renormalizing \(they "
+                      r"sum to 2\)"):
         est = LDA(priors=[1.0, 0.5, 0.5]).fit(X, y)
     np.testing.assert_allclose(est.priors_, [0.5, 0.25, 0.25])
     for bad in ("ledoit", 1.5, -0.1, True):
