@@ -76,6 +76,55 @@ def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None
     return total, per_class
 
 
+def class_scatter_pair(X, codes, counts, means, weights_a, weights_b, n_jobs=None):
+    """Two weighted sums of the class scatter matrices from one pass over the rows.
+
+    Each class's (unweighted) scatter is accumulated from row blocks into one d x d buffer,
+    as in :func:`class_scatter`, then added to both sums: O(d^2) memory whatever the number
+    of classes (never one matrix per class).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+    codes : ndarray of shape (m,), int
+    counts : ndarray of shape (k,)
+    means : ndarray of shape (k, d), float64
+    weights_a, weights_b : ndarray of shape (k,)
+    n_jobs : int or None
+
+    Returns
+    -------
+    total_a, total_b : ndarray of shape (d, d), float64
+        ``sum_k weights[k] * S_k``, symmetrised.
+
+    Notes
+    -----
+    Time O(m d^2 + k d^2), memory O(d^2 + block d).
+    """
+    m, d = X.shape
+    rows = scatter_block_rows(d)
+    order = np.argsort(codes, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)))
+    buf = np.empty((min(rows, m), d), dtype=np.float64)
+    norms = np.empty(min(rows, m), dtype=np.float64)
+    ones = np.ones(d, dtype=np.float64)
+    scatter = np.empty((d, d), dtype=np.float64)
+    total_a = np.zeros((d, d), dtype=np.float64)
+    total_b = np.zeros((d, d), dtype=np.float64)
+    for k in range(len(counts)):
+        scatter[:] = 0.0
+        for start in range(starts[k], starts[k + 1], rows):
+            stop = min(starts[k + 1], start + rows)
+            block = buf[: stop - start]
+            with parallel_section(n_jobs):
+                class_stats.gather_centre_block(X, order, start, means[k], ones, block,
+                                                norms[: stop - start])
+            scatter += block.T @ block
+        total_a += weights_a[k] * scatter
+        total_b += weights_b[k] * scatter
+    return 0.5 * (total_a + total_a.T), 0.5 * (total_b + total_b.T)
+
+
 def ledoit_wolf_shrinkage(emp_cov, fourth_moment, n_samples):
     """Ledoit-Wolf shrinkage intensity of centred data from its covariance.
 

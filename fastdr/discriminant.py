@@ -27,6 +27,7 @@ from ._base import BaseEstimator, ClassifierMixin, TransformerMixin
 from ._class_scatter import (
     centred_fourth_moment,
     class_scatter,
+    class_scatter_pair,
     ledoit_wolf_within,
     shrink_to_scaled_identity,
     standardising_scales,
@@ -265,12 +266,9 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
                                       n_jobs=self.n_jobs)
             raw, empirical = None, None
         else:  # both weightings of the class scatters: the priors' and the frequencies'
-            n_classes, d = means.shape
-            _, per_class = class_scatter(X, codes, counts, means, None,
-                                         inv_scales=np.ones((n_classes, d)), n_jobs=self.n_jobs)
-            raw = sum((priors[k] / counts[k]) * S for k, (S, _) in enumerate(per_class))
-            empirical = sum(S for S, _ in per_class) / counts.sum()
-            raw, empirical = 0.5 * (raw + raw.T), 0.5 * (empirical + empirical.T)
+            raw, empirical = class_scatter_pair(X, codes, counts, means, priors / counts,
+                                                np.full(len(counts), 1.0 / counts.sum()),
+                                                n_jobs=self.n_jobs)
             within = raw.copy()
         if shrinkage is not None:
             shrink_to_scaled_identity(within, shrinkage)

@@ -8,7 +8,7 @@ from sklearn.covariance import ledoit_wolf_shrinkage as sk_ledoit_wolf_shrinkage
 
 from fastdr import InvalidParameterError
 from fastdr import LinearDiscriminantAnalysis as LDA
-from fastdr._class_scatter import class_scatter, ledoit_wolf_shrinkage
+from fastdr._class_scatter import class_scatter, class_scatter_pair, ledoit_wolf_shrinkage
 from fastdr._kernels import class_stats
 
 from . import reference
@@ -177,6 +177,21 @@ def test_class_scatter_matches_loops(rng):
         Z = (X[codes == k] - means[k]) * scales[k]
         np.testing.assert_allclose(scatter, Z.T @ Z, rtol=1e-11)
         np.testing.assert_allclose(fourth, np.sum(np.sum(Z**2, axis=1) ** 2), rtol=1e-11)
+
+
+def test_class_scatter_pair_matches_loops(rng, monkeypatch):
+    import fastdr._class_scatter as class_scatter_module
+
+    monkeypatch.setattr(class_scatter_module, "scatter_block_rows", lambda d: 7)  # many blocks
+    X = rng.standard_normal((90, 4)) + 10.0
+    codes = rng.integers(0, 3, 90)
+    counts = np.bincount(codes)
+    means = np.array([X[codes == k].mean(axis=0) for k in range(3)])
+    scatters = [(X[codes == k] - means[k]).T @ (X[codes == k] - means[k]) for k in range(3)]
+    a, b = np.array([0.5, 2.0, 1.0]), np.array([1.0, 0.0, 3.0])
+    total_a, total_b = class_scatter_pair(X, codes, counts, means, a, b)
+    np.testing.assert_allclose(total_a, sum(a[k] * scatters[k] for k in range(3)), rtol=1e-11)
+    np.testing.assert_allclose(total_b, sum(b[k] * scatters[k] for k in range(3)), rtol=1e-11)
 
 
 def test_ledoit_wolf_matches_reference_and_sklearn(rng):
