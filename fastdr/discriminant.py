@@ -469,6 +469,6 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
             )
         X = self._validated(X, "transform")
         scalings = self.scalings_[:, : self.n_components_].astype(X.dtype)
-        if self._fit_solver == "svd":
+        if getattr(self, "_fit_solver", "eigen") == "svd":  # models pickled before svd: eigen
             return (X - self.xbar_.astype(X.dtype)) @ scalings
         return X @ scalings
