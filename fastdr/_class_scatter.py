@@ -1,10 +1,12 @@
-"""Scatter statistics of linear discriminant analysis: per-class scatter, Ledoit-Wolf.
+"""Scatter statistics of linear discriminant analysis: per-class scatter, Ledoit-Wolf, the
+R factor of the within-class centred data.
 
-Rows are never copied per class: scatter matrices are accumulated from small row blocks
-(gathered and centred by numba, multiplied by BLAS).
+Rows are never copied per class: scatter matrices (and the R factor) are accumulated from
+small row blocks (gathered and centred by numba, multiplied or factorised by BLAS/LAPACK).
 """
 
 import numpy as np
+import scipy.linalg
 
 from ._config import scatter_block_rows
 from ._kernels import class_stats
@@ -72,6 +74,55 @@ def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None
     if total is not None:
         total = 0.5 * (total + total.T)
     return total, per_class
+
+
+def class_scatter_pair(X, codes, counts, means, weights_a, weights_b, n_jobs=None):
+    """Two weighted sums of the class scatter matrices from one pass over the rows.
+
+    Each class's (unweighted) scatter is accumulated from row blocks into one d x d buffer,
+    as in :func:`class_scatter`, then added to both sums: O(d^2) memory whatever the number
+    of classes (never one matrix per class).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+    codes : ndarray of shape (m,), int
+    counts : ndarray of shape (k,)
+    means : ndarray of shape (k, d), float64
+    weights_a, weights_b : ndarray of shape (k,)
+    n_jobs : int or None
+
+    Returns
+    -------
+    total_a, total_b : ndarray of shape (d, d), float64
+        ``sum_k weights[k] * S_k``, symmetrised.
+
+    Notes
+    -----
+    Time O(m d^2 + k d^2), memory O(d^2 + block d).
+    """
+    m, d = X.shape
+    rows = scatter_block_rows(d)
+    order = np.argsort(codes, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)))
+    buf = np.empty((min(rows, m), d), dtype=np.float64)
+    norms = np.empty(min(rows, m), dtype=np.float64)
+    ones = np.ones(d, dtype=np.float64)
+    scatter = np.empty((d, d), dtype=np.float64)
+    total_a = np.zeros((d, d), dtype=np.float64)
+    total_b = np.zeros((d, d), dtype=np.float64)
+    for k in range(len(counts)):
+        scatter[:] = 0.0
+        for start in range(starts[k], starts[k + 1], rows):
+            stop = min(starts[k + 1], start + rows)
+            block = buf[: stop - start]
+            with parallel_section(n_jobs):
+                class_stats.gather_centre_block(X, order, start, means[k], ones, block,
+                                                norms[: stop - start])
+            scatter += block.T @ block
+        total_a += weights_a[k] * scatter
+        total_b += weights_b[k] * scatter
+    return 0.5 * (total_a + total_a.T), 0.5 * (total_b + total_b.T)
 
 
 def ledoit_wolf_shrinkage(emp_cov, fourth_moment, n_samples):
@@ -172,3 +223,98 @@ def ledoit_wolf_within(per_class, counts, scales, priors):
         shrunk.flat[:: d + 1] += s * mu
         covariance += priors[k] * (scales[k][:, None] * shrunk * scales[k][None, :])
     return 0.5 * (covariance + covariance.T)
+
+
+def within_r_factor(X, codes, counts, means, inv_scale, n_jobs=None):
+    """The R factor of the within-class centred, scaled rows, by a blocked QR (TSQR).
+
+    ``Z`` stacks the rows ``(x_i - mu_{y_i}) * inv_scale`` (class by class); the result
+    ``R`` (upper trapezoidal, ``min(m, d) x d``) has ``R^T R = Z^T Z``, so it has Z's
+    singular values and right singular vectors, but ``Z^T Z`` (the within-class covariance)
+    is never formed: its condition number would be the square of Z's. Blocks of rows are
+    gathered and centred by numba (no copy of X), stacked under the current R and
+    factorised again (LAPACK ``geqrf``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+    codes : ndarray of shape (m,), int
+    counts : ndarray of shape (k,)
+    means : ndarray of shape (k, d), float64
+    inv_scale : ndarray of shape (d,), float64
+        Column scale applied after centring.
+    n_jobs : int or None
+        Threads of the gathering kernel.
+
+    Returns
+    -------
+    ndarray of shape (min(m, d), d), float64
+
+    Notes
+    -----
+    Time O(m d^2) (about 2 m d^2 flops, plus O(d^3) per block of at least 4 d rows),
+    memory O(block d + d^2).
+    """
+    m, d = X.shape
+    rows = min(m, max(scatter_block_rows(d), 4 * d))
+    order = np.argsort(codes, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)))
+    stack = np.empty((min(m, d) + rows, d), dtype=np.float64)
+    norms = np.empty(rows, dtype=np.float64)
+    r_rows = 0  # rows of the current R, at the top of ``stack``
+    filled = 0  # gathered rows below it
+    for k in range(len(counts)):
+        start = starts[k]
+        while start < starts[k + 1]:
+            take = min(starts[k + 1] - start, rows - filled)
+            at = r_rows + filled
+            with parallel_section(n_jobs):
+                class_stats.gather_centre_block(X, order, start, means[k], inv_scale,
+                                                stack[at: at + take], norms[:take])
+            start += take
+            filled += take
+            if filled == rows:
+                r_rows = _refactor(stack, r_rows + filled)
+                filled = 0
+    if filled or r_rows == 0:
+        r_rows = _refactor(stack, r_rows + filled)
+    return np.triu(stack[:r_rows])
+
+
+def _refactor(stack, n_rows):
+    """QR of ``stack[:n_rows]``; its R goes back to the top of ``stack``. Returns R's rows."""
+    (R,) = scipy.linalg.qr(stack[:n_rows], mode="r", check_finite=False)
+    r_rows = min(R.shape)
+    stack[:r_rows] = R[:r_rows]
+    return r_rows
+
+
+def centred_fourth_moment(X, centre, inv_scale, n_jobs=None):
+    """``sum_i |(x_i - centre) * inv_scale|^4`` over the rows of X, in float64.
+
+    Ledoit-Wolf's fourth moment of the whole standardised data (scikit-learn's eigen solver
+    shrinks the total covariance too). O(m d) time, O(block d) memory.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d)
+    centre, inv_scale : ndarray of shape (d,), float64
+    n_jobs : int or None
+
+    Returns
+    -------
+    float
+    """
+    m, d = X.shape
+    rows = min(m, scatter_block_rows(d))
+    order = np.arange(m)
+    buf = np.empty((rows, d), dtype=np.float64)
+    norms = np.empty(rows, dtype=np.float64)
+    total = 0.0
+    for start in range(0, m, rows):
+        n = min(m - start, rows)
+        with parallel_section(n_jobs):
+            class_stats.gather_centre_block(X, order, start, centre, inv_scale, buf[:n],
+                                            norms[:n])
+        total += float(np.dot(norms[:n], norms[:n]))
+    return total

@@ -1,4 +1,4 @@
-"""Linear discriminant analysis: the generalized eigenproblem ``S_b w = lambda S_w w``.
+"""Linear discriminant analysis: scikit-learn's three solvers ("svd", "lsqr", "eigen").
 
 Textbook (Zhou, ch. 3.4), with class priors ``p_k`` as weights:
 
@@ -10,6 +10,11 @@ Textbook (Zhou, ch. 3.4), with class priors ``p_k`` as weights:
 
 As a classifier the model is Gaussian with the shared covariance ``S_w``:
 ``decision_k(x) = x^T S_w^-1 mu_k - 1/2 mu_k^T S_w^-1 mu_k + log p_k``.
+
+The solvers (:mod:`fastdr._lda_solvers`) follow scikit-learn 1.9 exactly: ``"svd"`` whitens
+the within-class scatter by an SVD of the centred data (no covariance formed); ``"lsqr"``
+solves the classifier by least squares; ``"eigen"`` solves the generalized eigenproblem with
+scikit-learn's ``S_b = S_t - S_w`` (the textbook one when priors and shrinkage are unset).
 """
 
 import warnings
@@ -17,11 +22,12 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
-import scipy.special
 
 from ._base import BaseEstimator, ClassifierMixin, TransformerMixin
 from ._class_scatter import (
+    centred_fourth_moment,
     class_scatter,
+    class_scatter_pair,
     ledoit_wolf_within,
     shrink_to_scaled_identity,
     standardising_scales,
@@ -30,45 +36,76 @@ from ._eigen import spectral_pairs
 from ._eigen_values import select_count
 from ._feature_names import record_feature_names
 from ._kernels import class_stats
+from ._lda_scores import LinearScoresMixin
+from ._lda_solvers import (
+    estimated_covariance,
+    estimator_within,
+    gaussian_scores,
+    least_squares_solve,
+    svd_solution,
+    total_minus_within,
+)
 from ._parallel import parallel_section
-from ._params import N_JOBS, Interval, StrOptions, validate_params
+from ._params import N_JOBS, HasMethods, Interval, StrOptions, validate_params
 from ._validation import (
     check_array,
     check_classification_targets,
-    check_is_fitted,
     check_n_components,
-    check_query,
     check_X_y,
 )
 
 #: A feature whose within-class variance is at most this share of its total variance is flat.
 _FLAT_RATIO = 1e-14
+#: Fitted attributes that only some solvers set (removed before each fit).
+_SOLVER_ATTRIBUTES = ("covariance_", "scalings_", "explained_variance_ratio_")
 
 
-class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimator):
+class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, TransformerMixin,
+                                 BaseEstimator):
     """Linear discriminant analysis: a classifier and a supervised projection.
+
+    A drop-in for scikit-learn's estimator of the same name (same parameters, defaults,
+    solvers, attributes and errors).
 
     Parameters
     ----------
-    n_components : int, float or None, default=None
-        Projection size for ``transform``: an int up to ``min(n_classes - 1, n_features)``
-        (asking for more is an error), a float ``t`` in (0, 1] for the smallest d' whose
-        cumulative ``explained_variance_ratio_`` is ``>= t``, or None for the maximum.
-    solver : {"eigen"}, default="eigen"
-        The generalized symmetric eigenproblem ``S_b w = lambda S_w w`` (LAPACK ``sygvd``).
+    solver : {"svd", "lsqr", "eigen"}, default="svd"
+        ``"svd"``: the within-class scatter is whitened by the SVD of the class-centred,
+        standardised data (reduced to its R factor by a blocked QR; the covariance is never
+        formed), then the class centroids by a second SVD. No shrinkage. ``"lsqr"``: the
+        classifier ``S_w^-1 mu_k`` by least squares (minimum norm when ``S_w`` is
+        singular); no ``transform``. ``"eigen"``: the generalized symmetric eigenproblem
+        ``S_b w = lambda S_w w`` (LAPACK ``sygvd``).
     shrinkage : None, "auto" or float in [0, 1], default=None
-        Regularises ``S_w``. A float ``s`` gives ``(1 - s) S_w + s trace(S_w)/d I``.
-        ``"auto"`` applies the Ledoit-Wolf estimate to each class's standardised covariance
-        before weighting by the priors (as scikit-learn does; every class then needs at
-        least 2 samples). Shrinkage applies to ``S_w`` only; ``S_b`` stays the textbook one.
+        Regularises ``S_w`` (``"lsqr"`` and ``"eigen"`` only). A float ``s`` gives
+        ``(1 - s) S_w + s trace(S_w)/d I``. ``"auto"`` applies the Ledoit-Wolf estimate to
+        each class's standardised covariance before weighting by the priors (as
+        scikit-learn does; every class then needs at least 2 samples). With ``"eigen"``,
+        ``S_b = S_t - S_w`` with the total covariance ``S_t`` shrunk the same way, as
+        scikit-learn's.
     priors : array-like of shape (n_classes,) or None, default=None
         Class priors (in the order of ``classes_``); None uses the class frequencies.
         Priors that do not sum to 1 are rescaled, with a warning.
+    n_components : int, float or None, default=None
+        Projection size for ``transform``: an int up to ``min(n_classes - 1, n_features)``
+        (asking for more is an error), a float ``t`` in (0, 1] for the smallest d' whose
+        cumulative ``explained_variance_ratio_`` is ``>= t`` (a fastdr extension), or None
+        for the maximum.
+    store_covariance : bool, default=False
+        With ``"svd"``, also compute ``covariance_`` (the other solvers always do).
     tol : float, default=1e-4
-        Singularity threshold: ``S_w`` counts as singular (and ``fit`` raises, recommending
-        shrinkage) when the ratio of the smallest to the largest eigenvalue of its
-        correlation form ``D^-1/2 S_w D^-1/2`` (``D = diag(S_w)``) is below ``tol**2``, that
-        is when the within-class-centred data have a relative singular value below ``tol``.
+        ``"svd"``: singular values of the standardised within-class data at or below
+        ``tol`` are dropped (scikit-learn's rank threshold), and between-class singular
+        values at or below ``tol`` times the largest. ``"eigen"``: singularity threshold;
+        ``S_w`` counts as singular (and ``fit`` raises, recommending shrinkage) when the
+        ratio of the smallest to the largest eigenvalue of its correlation form
+        ``D^-1/2 S_w D^-1/2`` (``D = diag(S_w)``) is below ``tol**2``. Not used by
+        ``"lsqr"``.
+    covariance_estimator : object with ``fit`` or None, default=None
+        ``"lsqr"`` and ``"eigen"`` only: an estimator (such as
+        ``sklearn.covariance.OAS()``) fitted on each class's rows in turn (and, for
+        ``"eigen"``, on all rows for ``S_t``), whose ``covariance_`` replaces the empirical
+        class covariance. Excludes ``shrinkage``.
     n_jobs : int or None, default=None
         Threads for the per-class sums and the centring of row blocks (the results do not
         depend on it). None means the process default.
@@ -78,45 +115,59 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
     classes_ : ndarray of shape (n_classes,)
     means_ : ndarray of shape (n_classes, n_features)
     priors_ : ndarray of shape (n_classes,)
+    xbar_ : ndarray of shape (n_features,)
+        The prior-weighted mean ``sum_k p_k mu_k`` (every solver).
     covariance_ : ndarray of shape (n_features, n_features)
-        The (shrunk) within-class covariance ``S_w``.
-    scalings_ : ndarray of shape (n_features, n_features)
-        Eigenvectors of ``S_b w = lambda S_w w`` by decreasing eigenvalue, ``W^T S_w W = I``,
-        each with its largest-magnitude entry positive.
+        The (shrunk) within-class covariance ``S_w``. With ``"svd"`` only when
+        ``store_covariance=True``.
+    scalings_ : ndarray of shape (n_features, rank)
+        ``"eigen"``: eigenvectors of ``S_b w = lambda S_w w`` by decreasing eigenvalue,
+        ``W^T S_w W = I``, each with its largest-magnitude entry positive (all
+        ``n_features`` of them). ``"svd"``: the whitened directions by decreasing
+        between-class variance (rank columns). Not set by ``"lsqr"``.
     explained_variance_ratio_ : ndarray of shape (n_components_,)
+        Not set by ``"lsqr"``.
     coef_ : ndarray of shape (n_classes, n_features) or (1, n_features)
     intercept_ : ndarray of shape (n_classes,) or (1,)
     n_components_ : int
+        Columns of ``transform``.
     n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Set when X has string column names.
 
     Notes
     -----
-    Time O(m d^2 + d^3), memory O(d^2) beyond X: class means in one pass (numba), the
-    within-class scatter in a second pass over blocks of rows (BLAS), never a copy of X.
-    ``transform`` is ``X @ scalings_[:, :n_components_]``, as scikit-learn's eigen solver.
+    Time O(m d^2 + d^3), memory O(d^2) beyond X: class means in one pass (numba), then one
+    pass over blocks of rows (BLAS, or LAPACK QR for ``"svd"``), never a copy of X (except
+    per class with ``covariance_estimator``). ``transform`` is ``X @ scalings_[:, :d']``
+    (``"eigen"``) or ``(X - xbar_) @ scalings_[:, :d']`` (``"svd"``), as scikit-learn's.
     """
 
     _parameter_constraints = {
-        "n_components": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0, 1, closed="right"), None],
-        "solver": [StrOptions(("eigen",))],
+        "solver": [StrOptions(("svd", "lsqr", "eigen"))],
         "shrinkage": [StrOptions(("auto",)), Interval(Real, 0, 1, closed="both"), None],
         "priors": ["array-like", None],
+        "n_components": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0, 1, closed="right"), None],
+        "store_covariance": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "covariance_estimator": [HasMethods(("fit",)), None],
         "n_jobs": N_JOBS,
     }
 
-    def __init__(self, *, n_components=None, solver="eigen", shrinkage=None, priors=None,
-                 tol=1e-4, n_jobs=None):
-        self.n_components = n_components
+    def __init__(self, solver="svd", shrinkage=None, priors=None, n_components=None,
+                 store_covariance=False, tol=1e-4, covariance_estimator=None, *, n_jobs=None):
         self.solver = solver
         self.shrinkage = shrinkage
         self.priors = priors
+        self.n_components = n_components
+        self.store_covariance = store_covariance
         self.tol = tol
+        self.covariance_estimator = covariance_estimator
         self.n_jobs = n_jobs
 
     def fit(self, X, y):
-        """Fit the discriminant directions and the classifier.
+        """Fit the classifier (and, for ``"svd"`` and ``"eigen"``, the projection).
 
         Parameters
         ----------
@@ -137,19 +188,146 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         classes, codes = check_classification_targets(y, min_classes=1)
         n_classes = len(classes)
         counts = np.bincount(codes, minlength=n_classes)
+        self._check_solver_options(shrinkage)
         self._check_counts(classes, counts, m, shrinkage)
         priors = self._check_priors(counts, m)
         max_components = min(n_classes - 1, d)
-        n_components = check_n_components(
-            self.n_components, max_components, estimator="LinearDiscriminantAnalysis",
-            limit="min(n_classes - 1, n_features)")
+        n_components = self._check_n_components(max_components)
+        for name in _SOLVER_ATTRIBUTES:
+            self.__dict__.pop(name, None)
 
         with parallel_section(self.n_jobs):
             sums = class_stats.class_sums(X, codes, n_classes)
         means = sums / counts[:, None]
-        covariance = self._within_scatter(X, codes, counts, means, priors, shrinkage)
+        if self.solver == "svd":
+            return self._fit_svd(X, codes, counts, classes, means, priors, n_components,
+                                 max_components)
+        covariance, between = self._covariances(X, codes, counts, means, priors, shrinkage)
+        if self.solver == "lsqr":
+            scores = gaussian_scores(means, priors, least_squares_solve(covariance))
+            self._set_classifier(classes, means, priors, scores, d, X.dtype, "lsqr")
+            self.covariance_ = covariance
+            self.n_components_ = int(max_components if n_components is None
+                                     else min(max_components, np.ceil(n_components)))
+            return self
         return self._fit_from_statistics(classes, means, priors, covariance, n_components,
-                                         max_components, X.dtype)
+                                         max_components, X.dtype, between=between)
+
+    def _check_solver_options(self, shrinkage):
+        """scikit-learn's refusals: svd with shrinkage or an estimator, both together."""
+        if self.solver == "svd":
+            if shrinkage is not None:
+                raise NotImplementedError(
+                    f"shrinkage not supported with 'svd' solver (got shrinkage={shrinkage!r}). "
+                    "Use solver='lsqr' or solver='eigen' to shrink the covariance."
+                )
+            if self.covariance_estimator is not None:
+                raise ValueError(
+                    "covariance estimator is not supported with svd solver. Try another "
+                    "solver: solver='lsqr' or solver='eigen'."
+                )
+        elif self.covariance_estimator is not None and shrinkage not in (None, 0.0):
+            raise ValueError(
+                "covariance_estimator and shrinkage parameters are not None. Only one of the "
+                f"two can be set (got shrinkage={shrinkage!r}). Set shrinkage=None, or "
+                "covariance_estimator=None."
+            )
+
+    def _check_n_components(self, max_components):
+        n = self.n_components
+        if isinstance(n, Integral) and not isinstance(n, bool) and n > max_components:
+            raise ValueError(
+                f"n_components cannot be larger than min(n_features, n_classes - 1) = "
+                f"{max_components}; got n_components={n}. Pass n_components <= "
+                f"{max_components}, or None for the maximum."
+            )
+        return check_n_components(n, max_components, estimator="LinearDiscriminantAnalysis",
+                                  limit="min(n_classes - 1, n_features)")
+
+    def _covariances(self, X, codes, counts, means, priors, shrinkage):
+        """``S_w`` for ``"lsqr"``/``"eigen"``, and the eigen solver's ``S_b`` (or None for the
+        textbook one, which is scikit-learn's when priors and shrinkage are unset)."""
+        eigen = self.solver == "eigen"
+        if self.covariance_estimator is not None:
+            within = estimator_within(self.covariance_estimator, X, codes, priors)
+            if not eigen:
+                return within, None
+            return within, estimated_covariance(self.covariance_estimator, X) - within
+        if shrinkage == "auto":
+            within, empirical = self._ledoit_wolf_within(X, codes, counts, means, priors)
+            if not eigen:
+                return within, None
+            return within, total_minus_within(
+                means, counts, within, "auto", empirical=empirical,
+                fourth_moment=lambda centre, inv_scale: centred_fourth_moment(
+                    X, centre, inv_scale, n_jobs=self.n_jobs))
+        if self.priors is None or not eigen:
+            within, _ = class_scatter(X, codes, counts, means, priors / counts,
+                                      n_jobs=self.n_jobs)
+            raw, empirical = None, None
+        else:  # both weightings of the class scatters: the priors' and the frequencies'
+            raw, empirical = class_scatter_pair(X, codes, counts, means, priors / counts,
+                                                np.full(len(counts), 1.0 / counts.sum()),
+                                                n_jobs=self.n_jobs)
+            within = raw.copy()
+        if shrinkage is not None:
+            shrink_to_scaled_identity(within, shrinkage)
+        if not eigen or (raw is None and shrinkage is None):
+            return within, None
+        return within, total_minus_within(means, counts, within, shrinkage, raw_within=raw,
+                                          empirical=empirical)
+
+    def _ledoit_wolf_within(self, X, codes, counts, means, priors):
+        """Ledoit-Wolf on each class's standardised data, as scikit-learn; also returns
+        ``E = sum_k (n_k/m) C_k`` (unshrunk, empirical weights)."""
+        with parallel_section(self.n_jobs):
+            sumsq = class_stats.class_centred_sumsq(X, codes, means)
+        scales = standardising_scales(sumsq / counts[:, None], counts, means)
+        _, per_class = class_scatter(X, codes, counts, means, None, inv_scales=1.0 / scales,
+                                     n_jobs=self.n_jobs)
+        within = ledoit_wolf_within(per_class, counts, scales, priors)
+        empirical = sum(np.outer(scales[k], scales[k]) * S
+                        for k, (S, _) in enumerate(per_class)) / counts.sum()
+        return within, 0.5 * (empirical + empirical.T)
+
+    def _fit_svd(self, X, codes, counts, classes, means, priors, n_components, max_components):
+        fitted = svd_solution(X, codes, counts, means, priors, self.tol, n_jobs=self.n_jobs)
+        ratios = fitted["ratios"]
+        k = select_count(ratios, max_components if n_components is None else n_components,
+                         max_components)
+        if self.store_covariance:
+            self.covariance_, _ = class_scatter(X, codes, counts, means, priors / counts,
+                                                n_jobs=self.n_jobs)
+        scores = {"coef": fitted["coef"], "intercept": fitted["intercept"],
+                  "score_coef": fitted["coef"], "score_intercept": fitted["intercept"],
+                  "common": None}
+        self._set_classifier(classes, means, priors, scores, X.shape[1], X.dtype, "svd")
+        self.xbar_ = fitted["xbar"]
+        self.scalings_ = fitted["scalings"]
+        self.explained_variance_ratio_ = ratios[:k]
+        self.n_components_ = int(min(k, self.scalings_.shape[1]))
+        return self
+
+    def _set_classifier(self, classes, means, priors, scores, d, dtype, solver):
+        """Set the classifier's attributes from :func:`gaussian_scores`-style pieces."""
+        coef, intercept = scores["coef"], scores["intercept"]
+        score_coef, score_intercept = scores["score_coef"], scores["score_intercept"]
+        if len(classes) == 2:
+            coef = score_coef[1:2] - score_coef[0:1]
+            intercept = score_intercept[1:2] - score_intercept[0:1]
+            self._score_coef, self._score_intercept, self._common = coef, intercept, None
+        else:
+            self._score_coef, self._score_intercept = score_coef, score_intercept
+            self._common = scores["common"]
+        self.classes_ = classes
+        self.means_ = means
+        self.priors_ = priors
+        self.xbar_ = priors @ means
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.n_features_in_ = d
+        self._dtype = dtype
+        self._fit_solver = solver
 
     def _check_counts(self, classes, counts, m, shrinkage):
         """Refuse one class, too few samples, and single-sample classes under Ledoit-Wolf."""
@@ -161,9 +339,9 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
             )
         if m <= n_classes:
             raise ValueError(
-                f"LinearDiscriminantAnalysis needs more samples than classes to estimate the "
-                f"within-class scatter; got {m} samples for {n_classes} classes. Pass more "
-                "samples."
+                f"The number of samples must be more than the number of classes (to estimate "
+                f"the within-class scatter); got {m} samples for {n_classes} classes. Pass "
+                "more samples."
             )
         if shrinkage == "auto" and counts.min() < 2:
             lone = classes[int(np.argmin(counts))]
@@ -174,72 +352,46 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
             )
 
     def _fit_from_statistics(self, classes, means, priors, covariance, n_components,
-                             max_components, dtype):
-        """Everything after the class statistics: the eigenproblem and the classifier.
+                             max_components, dtype, between=None):
+        """The eigen solver after the class statistics: the eigenproblem and the classifier.
 
-        Shared with :class:`fastdr.dask.LinearDiscriminantAnalysis`, which computes the
-        same statistics over a cluster.
+        ``between`` is ``S_b`` (None: the textbook one with ``priors``). Shared with
+        :class:`fastdr.dask.LinearDiscriminantAnalysis`, which computes the same statistics
+        over a cluster.
         """
-        n_classes, d = means.shape
         centre = priors @ means
         offsets = (means - centre) * np.sqrt(priors)[:, None]
-        between = offsets.T @ offsets
-        self._check_singular(covariance, np.diag(between))
+        textbook = offsets.T @ offsets
+        self._check_singular(covariance, np.diag(textbook))
         try:
             evals, evecs = spectral_pairs(
-                between, None, solver="dense", metric=covariance,
-                what="The between-class scatter S_b")
+                textbook if between is None else between, None, solver="dense",
+                metric=covariance, what="The between-class scatter S_b")
         except np.linalg.LinAlgError as exc:
-            raise ValueError(
+            raise np.linalg.LinAlgError(
                 f"The within-class scatter S_w is not positive definite ({exc}). Use "
-                "shrinkage='auto' or a float to regularise it."
+                "shrinkage='auto' or a float to regularise it, or solver='svd'."
             ) from exc
         total = evals.sum()
-        ratios = evals / total if total > 0 else np.zeros_like(evals)
+        # sorted as scikit-learn sorts them (S_t - S_w may have negative eigenvalues)
+        ratios = np.sort(evals / total)[::-1] if total != 0 else np.zeros_like(evals)
         k = select_count(evals, max_components if n_components is None else n_components,
                          max_components)
-        # The Gaussian scores split into a class-dependent part, computed in coordinates
-        # centred on ``centre`` (x' = x - centre, mu_k' = mu_k - centre), and a part common
-        # to all classes: decision_k(x) = [x'^T S^-1 mu_k' - mu_k'^T S^-1 mu_k' / 2 + log p_k]
-        # + [x'^T S^-1 centre + centre^T S^-1 centre / 2]. With X far from the origin (1e8)
-        # the uncentred terms mu_k^T S^-1 mu_k (1e16) cancel each other's digits and flip
-        # predictions; predictions use the class-dependent part only.
-        centred_means = means - centre
-        rhs = np.vstack([means, centred_means, centre[None, :]]).T
         # solved in the correlation form D^-1/2 S_w D^-1/2 (D = diag S_w): features in very
         # different units (one scaled by 1e12) do not make the solve ill-conditioned
         inv = 1.0 / np.sqrt(np.diag(covariance))
         corr = covariance * inv[:, None] * inv[None, :]
-        solved = (inv[:, None] * scipy.linalg.solve(corr, inv[:, None] * rhs, assume_a="pos",
-                                                    check_finite=False)).T
-        coef = solved[:n_classes]
-        centred_coef = solved[n_classes:2 * n_classes]
-        centre_coef = solved[-1]
-        with np.errstate(divide="ignore"):
-            centred_intercept = (-0.5 * np.einsum("kd,kd->k", centred_means, centred_coef)
-                                 + np.log(priors))
-        score_intercept = centred_intercept - centred_coef @ centre
-        half_centre = 0.5 * float(centre @ centre_coef)
-        intercept = score_intercept - half_centre
-        if n_classes == 2:
-            coef = centred_coef[1:2] - centred_coef[0:1]
-            intercept = score_intercept[1:2] - score_intercept[0:1]
-            self._score_coef, self._score_intercept = coef, intercept
-            self._common = None
-        else:
-            self._score_coef, self._score_intercept = centred_coef, score_intercept
-            self._common = (centre_coef, half_centre)
-        self.classes_ = classes
-        self.means_ = means
-        self.priors_ = priors
+
+        def solve(rhs):
+            return inv[:, None] * scipy.linalg.solve(corr, inv[:, None] * rhs, assume_a="pos",
+                                                     check_finite=False)
+
+        scores = gaussian_scores(means, priors, solve)
+        self._set_classifier(classes, means, priors, scores, means.shape[1], dtype, "eigen")
         self.covariance_ = covariance
         self.scalings_ = evecs
         self.explained_variance_ratio_ = ratios[:k]
-        self.coef_ = coef
-        self.intercept_ = intercept
         self.n_components_ = int(k)
-        self.n_features_in_ = d
-        self._dtype = dtype
         return self
 
     def _check_priors(self, counts, m):
@@ -256,26 +408,12 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         total = priors.sum()
         if total <= 0:
             raise ValueError("priors must not all be 0.")
-        if not np.isclose(total, 1.0):
-            warnings.warn(f"The priors sum to {total:.6g}, not 1; they were rescaled.",
+        if abs(total - 1.0) > 1e-5:
+            warnings.warn(f"The priors do not sum to 1. Renormalizing (they sum to "
+                          f"{total:.6g}); pass priors that sum to 1 to silence this.",
                           UserWarning, stacklevel=3)
             priors = priors / total
         return priors
-
-    def _within_scatter(self, X, codes, counts, means, priors, shrinkage):
-        if shrinkage != "auto":
-            covariance, _ = class_scatter(X, codes, counts, means, priors / counts,
-                                          n_jobs=self.n_jobs)
-            if shrinkage is not None:
-                shrink_to_scaled_identity(covariance, shrinkage)
-            return covariance
-        # Ledoit-Wolf on each class's standardised data, as scikit-learn's eigen solver.
-        with parallel_section(self.n_jobs):
-            sumsq = class_stats.class_centred_sumsq(X, codes, means)
-        scales = standardising_scales(sumsq / counts[:, None], counts, means)
-        _, per_class = class_scatter(X, codes, counts, means, None, inv_scales=1.0 / scales,
-                                     n_jobs=self.n_jobs)
-        return ledoit_wolf_within(per_class, counts, scales, priors)
 
     def _check_singular(self, covariance, between_diag):
         # Per feature and scale-free: a feature is flat when its within-class variance is
@@ -284,112 +422,30 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         diag = np.diag(covariance)
         flat = np.flatnonzero(diag <= _FLAT_RATIO * (diag + between_diag))
         if flat.size:
-            raise ValueError(
+            raise np.linalg.LinAlgError(
                 f"The within-class scatter S_w is singular: feature(s) {flat[:5].tolist()} "
                 "do not vary within any class (within-class variance below "
-                f"{_FLAT_RATIO:g} of the feature's total variance). Use shrinkage='auto' or "
-                "a float, or drop those features."
+                f"{_FLAT_RATIO:g} of the feature's total variance), so S_w is not positive "
+                "definite. Use shrinkage='auto' or "
+                "a float, or solver='svd', or drop those features."
             )
         inv = 1.0 / np.sqrt(diag)
         corr = covariance * inv[:, None] * inv[None, :]
         values = scipy.linalg.eigvalsh(corr, check_finite=False)
         ratio = values[0] / values[-1]
         if ratio < self.tol**2:
-            raise ValueError(
+            raise np.linalg.LinAlgError(
                 f"The within-class scatter S_w is singular to working precision (relative "
                 f"singular value {np.sqrt(max(ratio, 0.0)):.3g} < tol={self.tol:g}); there "
                 "are fewer independent samples than features, or collinear features. Use "
-                "shrinkage='auto' or a float to regularise it (or lower tol)."
+                "shrinkage='auto' or a float to regularise it, or solver='svd' (or lower tol)."
             )
 
-    def _validated(self, X, method):
-        check_is_fitted(self, "coef_")
-        return check_query(self, X, method)
-
-    def decision_function(self, X):
-        """Class scores ``X @ coef_.T + intercept_`` (1-D for two classes).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes) or (n_samples,)
-        """
-        X = self._validated(X, "decision_function")
-        scores = self._scores(X)
-        if self._common is not None:
-            # the part of the Gaussian score common to every class (see ``fit``)
-            centre_coef, half_centre = self._common
-            scores = scores + (X @ centre_coef.astype(X.dtype) - half_centre)[:, None]
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def _scores(self, X):
-        """Class scores without the part common to every class (same argmax, softmax)."""
-        return (X @ self._score_coef.T.astype(X.dtype)
-                + self._score_intercept.astype(X.dtype))
-
-    def _class_scores(self, X, method):
-        scores = self._scores(self._validated(X, method))
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Most probable class of each sample.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples to classify, with the features seen in ``fit``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        scores = self._class_scores(X, "predict")
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.int64)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    def predict_proba(self, X):
-        """Posterior class probabilities (logistic for two classes, softmax otherwise).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples whose class probabilities are returned, with the features seen in
-            ``fit``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        scores = np.asarray(self._class_scores(X, "predict_proba"), dtype=np.float64)
-        if scores.ndim == 1:
-            positive = scipy.special.expit(scores)
-            return np.column_stack([1.0 - positive, positive])
-        return scipy.special.softmax(scores, axis=1)
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, computed stably.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples whose log class probabilities are returned, with the features seen
-            in ``fit``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        scores = np.asarray(self._class_scores(X, "predict_log_proba"), dtype=np.float64)
-        if scores.ndim == 1:
-            scores = np.column_stack([np.zeros_like(scores), scores])
-        return scipy.special.log_softmax(scores, axis=1)
-
     def transform(self, X):
-        """Project X on the discriminant directions: ``X @ scalings_[:, :n_components_]``.
+        """Project X on the discriminant directions.
+
+        ``X @ scalings_[:, :n_components_]`` (``"eigen"``) or ``(X - xbar_) @
+        scalings_[:, :n_components_]`` (``"svd"``), as scikit-learn's.
 
         Parameters
         ----------
@@ -399,6 +455,20 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         Returns
         -------
         ndarray of shape (n_samples, n_components_)
+
+        Raises
+        ------
+        NotImplementedError
+            With ``solver="lsqr"``, which fits no projection.
         """
+        if self.solver == "lsqr":
+            raise NotImplementedError(
+                "transform not implemented for 'lsqr' solver (use 'svd' or 'eigen'): the "
+                "least-squares solver fits the classifier only. Fit with solver='svd' or "
+                "solver='eigen' to project."
+            )
         X = self._validated(X, "transform")
-        return X @ self.scalings_[:, : self.n_components_].astype(X.dtype)
+        scalings = self.scalings_[:, : self.n_components_].astype(X.dtype)
+        if getattr(self, "_fit_solver", "eigen") == "svd":  # models pickled before svd: eigen
+            return (X - self.xbar_.astype(X.dtype)) @ scalings
+        return X @ scalings

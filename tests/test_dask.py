@@ -252,7 +252,7 @@ def test_lda_equals_in_memory(client, shrinkage, n_classes):
     X, y = _data(m=400, d=5, seed=5, n_classes=n_classes)
     Xd = da.from_array(X, chunks=(60, 5))
     lda = fdd.LinearDiscriminantAnalysis(shrinkage=shrinkage).fit(Xd, y)
-    ref = fastdr.LinearDiscriminantAnalysis(shrinkage=shrinkage).fit(X, y)
+    ref = fastdr.LinearDiscriminantAnalysis(solver="eigen", shrinkage=shrinkage).fit(X, y)
     for name in ("means_", "priors_", "covariance_", "coef_", "intercept_",
                  "explained_variance_ratio_"):
         np.testing.assert_allclose(getattr(lda, name), getattr(ref, name), rtol=1e-8,
@@ -265,6 +265,21 @@ def test_lda_equals_in_memory(client, shrinkage, n_classes):
                                rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(lda.decision_function(Xd).compute(),
                                ref.decision_function(X), rtol=1e-8, atol=1e-9)
+
+
+@pytest.mark.parametrize("shrinkage", [None, "auto"])
+def test_lda_with_priors_equals_in_memory(client, shrinkage):
+    # the in-memory eigen solver's S_b is scikit-learn's S_t - S_w: with priors (and with
+    # Ledoit-Wolf, a second pass for the total data's fourth moment) the Dask fit must match
+    X, y = _data(m=300, d=4, seed=7, n_classes=3)
+    Xd = da.from_array(X, chunks=(70, 4))
+    priors = [0.2, 0.3, 0.5]
+    lda = fdd.LinearDiscriminantAnalysis(shrinkage=shrinkage, priors=priors).fit(Xd, y)
+    ref = fastdr.LinearDiscriminantAnalysis(solver="eigen", shrinkage=shrinkage,
+                                            priors=priors).fit(X, y)
+    np.testing.assert_allclose(lda.explained_variance_ratio_, ref.explained_variance_ratio_,
+                               rtol=1e-8)
+    _procrustes_equal(lda.transform(Xd).compute(), ref.transform(X), 1e-8)
 
 
 # -- faults: chunking, pickling --------------------------------------------------------------
@@ -285,7 +300,7 @@ def test_results_do_not_depend_on_chunking(client, chunks):
     np.testing.assert_allclose(pca.explained_variance_, ref.explained_variance_, rtol=1e-10)
     _procrustes_equal(pca.transform(Xd).compute(), ref.transform(X), 1e-8)
     lda = fdd.LinearDiscriminantAnalysis().fit(Xd, y)
-    ref_lda = fastdr.LinearDiscriminantAnalysis().fit(X, y)
+    ref_lda = fastdr.LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
     np.testing.assert_allclose(lda.coef_, ref_lda.coef_, rtol=1e-9)
     np.testing.assert_array_equal(lda.predict(Xd).compute(), ref_lda.predict(X))
     iso = fdd.Isomap(n_neighbors=6, n_landmarks=20, random_state=0).fit(Xd)

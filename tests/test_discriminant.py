@@ -8,7 +8,7 @@ from sklearn.covariance import ledoit_wolf_shrinkage as sk_ledoit_wolf_shrinkage
 
 from fastdr import InvalidParameterError
 from fastdr import LinearDiscriminantAnalysis as LDA
-from fastdr._class_scatter import class_scatter, ledoit_wolf_shrinkage
+from fastdr._class_scatter import class_scatter, class_scatter_pair, ledoit_wolf_shrinkage
 from fastdr._kernels import class_stats
 
 from . import reference
@@ -37,7 +37,7 @@ def _classes(rng, m=300, d=6, k=4, spread=1.2, labels=None):
 def test_lda_classifier_matches_sklearn_eigen(rng, k, shrinkage):
     X, y = _classes(rng, k=k)
     Xt, _ = _classes(rng, m=200, k=k)
-    ours = LDA(shrinkage=shrinkage).fit(X, y)
+    ours = LDA(solver="eigen", shrinkage=shrinkage).fit(X, y)
     sk = skda.LinearDiscriminantAnalysis(solver="eigen", shrinkage=shrinkage).fit(X, y)
     np.testing.assert_array_equal(ours.predict(Xt), sk.predict(Xt))
     np.testing.assert_allclose(ours.decision_function(Xt), sk.decision_function(Xt),
@@ -60,7 +60,7 @@ def test_lda_classifier_matches_sklearn_eigen(rng, k, shrinkage):
 def test_lda_projection_matches_sklearn_eigen(rng, k):
     X, y = _classes(rng, k=k)
     Xt, _ = _classes(rng, m=50, k=k)
-    ours = LDA().fit(X, y)
+    ours = LDA(solver="eigen").fit(X, y)
     sk = skda.LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
     assert ours.n_components_ == k - 1
     _up_to_sign(ours.transform(Xt), sk.transform(Xt), 1e-8)
@@ -71,9 +71,8 @@ def test_lda_projection_matches_sklearn_eigen(rng, k):
 
 def test_lda_solves_the_textbook_generalized_eigenproblem(rng):
     X, y = _classes(rng, k=4)
-    priors = np.array([0.1, 0.2, 0.3, 0.4])
-    est = LDA(priors=priors).fit(X, y)
-    means, Sw, Sb = reference.lda_scatter(X, y, priors)
+    est = LDA(solver="eigen").fit(X, y)
+    means, Sw, Sb = reference.lda_scatter(X, y)
     np.testing.assert_allclose(est.covariance_, Sw, rtol=1e-10)
     np.testing.assert_allclose(est.means_, means, rtol=1e-12)
     W = est.scalings_
@@ -84,8 +83,28 @@ def test_lda_solves_the_textbook_generalized_eigenproblem(rng):
     np.testing.assert_allclose(values, ref_values, atol=1e-10)
     np.testing.assert_allclose(est.explained_variance_ratio_, ref_values[:3] / ref_values.sum(),
                                rtol=1e-8)
+
+
+def test_lda_with_priors_uses_total_minus_within_as_between_scatter(rng):
+    # scikit-learn's eigen solver takes S_b = S_t - S_w with S_t the covariance of all of X;
+    # with priors other than the class frequencies this is not the prior-weighted textbook
+    # S_b (the fit used to solve with that one, and its projection differed from sklearn's)
+    X, y = _classes(rng, k=4)
+    priors = np.array([0.1, 0.2, 0.3, 0.4])
+    est = LDA(solver="eigen", priors=priors).fit(X, y)
+    _, Sw, textbook = reference.lda_scatter(X, y, priors)
+    np.testing.assert_allclose(est.covariance_, Sw, rtol=1e-10)
+    Sb = np.cov(X.T, bias=True) - Sw
+    W = est.scalings_
+    values = np.diag(W.T @ Sb @ W)
+    np.testing.assert_allclose(W.T @ Sw @ W, np.eye(6), atol=1e-9)
+    np.testing.assert_allclose(Sb @ W, Sw @ W * values, atol=1e-9)
+    np.testing.assert_allclose(values, scipy.linalg.eigh(Sb, Sw, eigvals_only=True)[::-1],
+                               atol=1e-10)
+    assert not np.allclose(values, scipy.linalg.eigh(textbook, Sw, eigvals_only=True)[::-1])
     sk = skda.LinearDiscriminantAnalysis(solver="eigen", priors=priors).fit(X, y)
     np.testing.assert_array_equal(est.predict(X), sk.predict(X))
+    _up_to_sign(est.transform(X), sk.transform(X), 1e-8)
 
 
 def test_lda_string_labels_and_binary_shapes(rng):
@@ -160,6 +179,21 @@ def test_class_scatter_matches_loops(rng):
         np.testing.assert_allclose(fourth, np.sum(np.sum(Z**2, axis=1) ** 2), rtol=1e-11)
 
 
+def test_class_scatter_pair_matches_loops(rng, monkeypatch):
+    import fastdr._class_scatter as class_scatter_module
+
+    monkeypatch.setattr(class_scatter_module, "scatter_block_rows", lambda d: 7)  # many blocks
+    X = rng.standard_normal((90, 4)) + 10.0
+    codes = rng.integers(0, 3, 90)
+    counts = np.bincount(codes)
+    means = np.array([X[codes == k].mean(axis=0) for k in range(3)])
+    scatters = [(X[codes == k] - means[k]).T @ (X[codes == k] - means[k]) for k in range(3)]
+    a, b = np.array([0.5, 2.0, 1.0]), np.array([1.0, 0.0, 3.0])
+    total_a, total_b = class_scatter_pair(X, codes, counts, means, a, b)
+    np.testing.assert_allclose(total_a, sum(a[k] * scatters[k] for k in range(3)), rtol=1e-11)
+    np.testing.assert_allclose(total_b, sum(b[k] * scatters[k] for k in range(3)), rtol=1e-11)
+
+
 def test_ledoit_wolf_matches_reference_and_sklearn(rng):
     X = rng.standard_normal((60, 8)) @ rng.standard_normal((8, 8))
     Z = X - X.mean(axis=0)
@@ -176,11 +210,11 @@ def test_ledoit_wolf_matches_reference_and_sklearn(rng):
 
 def test_lda_shrinkage_regularises_a_singular_within_scatter(rng):
     X, y = _classes(rng, m=12, d=20, k=3)
-    with pytest.raises(ValueError, match="S_w is singular to working precision.*Use "
+    with pytest.raises(np.linalg.LinAlgError, match="S_w is singular to working precision.*Use "
                        "shrinkage='auto' or a float"):
-        LDA().fit(X, y)
+        LDA(solver="eigen").fit(X, y)
     for shrinkage in ("auto", 0.5):
-        ours = LDA(shrinkage=shrinkage).fit(X, y)
+        ours = LDA(solver="eigen", shrinkage=shrinkage).fit(X, y)
         sk = skda.LinearDiscriminantAnalysis(solver="eigen", shrinkage=shrinkage).fit(X, y)
         np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
 
@@ -194,19 +228,18 @@ def test_lda_bad_input(rng):
     with pytest.raises(ValueError, match=r"needs at least 2 classes; y has a single class "
                        r"\(np.int64\(0\)\)|needs at least 2 classes; y has a single class \(0\)"):
         LDA().fit(X, np.zeros(40, dtype=int))
-    with pytest.raises(ValueError, match="needs more samples than classes .*got 3 samples "
-                       "for 3 classes"):
+    with pytest.raises(ValueError, match="The number of samples must be more than the number "
+                       "of classes .*got 3 samples for 3 classes"):
         LDA().fit(X[:3], np.arange(3))
     lone = y.copy()
     lone[:] = np.where(np.arange(40) < 20, 0, 1)
     lone[7] = 2
     with pytest.raises(ValueError, match="Class np.int64\\(2\\) has 1 sample, but "
                        "shrinkage='auto'|Class 2 has 1 sample, but shrinkage='auto'"):
-        LDA(shrinkage="auto").fit(X, lone)
+        LDA(solver="eigen", shrinkage="auto").fit(X, lone)
     LDA().fit(X, lone)  # without Ledoit-Wolf a one-sample class is fine
-    with pytest.raises(ValueError, match=r"n_components=3 is larger than allowed: "
-                       r"LinearDiscriminantAnalysis can return at most "
-                       r"min\(n_classes - 1, n_features\) = 2"):
+    with pytest.raises(ValueError, match=r"n_components cannot be larger than "
+                       r"min\(n_features, n_classes - 1\) = 2; got n_components=3"):
         LDA(n_components=3).fit(X, y)
     with pytest.raises(InvalidParameterError, match=r"The 'n_components' parameter of "
                        r"LinearDiscriminantAnalysis must be .* a float in the range \(0, 1\] "
@@ -220,15 +253,17 @@ def test_lda_bad_input(rng):
             getattr(est, method)(X[:, :3])
     constant = X.copy()
     constant[:, 1] = 7.0
-    with pytest.raises(ValueError, match=r"S_w is singular: feature\(s\) \[1\] do not vary"):
-        LDA().fit(constant, y)
+    with pytest.raises(np.linalg.LinAlgError,
+                       match=r"S_w is singular: feature\(s\) \[1\] do not vary"):
+        LDA(solver="eigen").fit(constant, y)
     with pytest.raises(ValueError, match=r"priors must hold one value per class \(3 classes\)"):
         LDA(priors=[0.5, 0.5]).fit(X, y)
     with pytest.raises(ValueError, match="priors must not all be 0"):
         LDA(priors=[0.0, 0.0, 0.0]).fit(X, y)
     with pytest.raises(ValueError, match="priors must be non-negative"):
         LDA(priors=[0.5, 0.7, -0.2]).fit(X, y)
-    with pytest.warns(UserWarning, match="The priors sum to 2, not 1; they were rescaled"):
+    with pytest.warns(UserWarning, match=r"The priors do not sum to 1\. Renormalizing \(they "
+                      r"sum to 2\)"):
         est = LDA(priors=[1.0, 0.5, 0.5]).fit(X, y)
     np.testing.assert_allclose(est.priors_, [0.5, 0.25, 0.25])
     for bad in ("ledoit", 1.5, -0.1, True):
@@ -236,11 +271,11 @@ def test_lda_bad_input(rng):
                            match=r"^The 'shrinkage' parameter of LinearDiscriminantAnalysis "
                                  r"must be a str among \{'auto'\}, a float in the range "
                                  rf"\[0, 1\] or None\. Got {re.escape(repr(bad))} instead\.$"):
-            LDA(shrinkage=bad).fit(X, y)
+            LDA(solver="eigen", shrinkage=bad).fit(X, y)
     with pytest.raises(InvalidParameterError, match=r"The 'solver' parameter of "
-                       r"LinearDiscriminantAnalysis must be a str among \{'eigen'\}\. "
-                       r"Got 'svd' instead\."):
-        LDA(solver="svd").fit(X, y)
+                       r"LinearDiscriminantAnalysis must be a str among \{'svd', 'lsqr', "
+                       r"'eigen'\}\. Got 'cholesky' instead\."):
+        LDA(solver="cholesky").fit(X, y)
     with pytest.raises(InvalidParameterError, match=r"The 'tol' parameter of "
                        r"LinearDiscriminantAnalysis must be a float in the range \[0, inf\)"):
         LDA(tol=-1.0).fit(X, y)
@@ -255,9 +290,9 @@ def test_lda_reports_a_failed_generalized_eigenproblem(rng, monkeypatch):
         raise np.linalg.LinAlgError("the leading minor of order 4 is not positive definite")
 
     monkeypatch.setattr(scipy.linalg, "eigh", broken)
-    with pytest.raises(ValueError, match=r"S_w is not positive definite \(the leading minor.*"
-                       r"Use shrinkage='auto' or a float"):
-        LDA().fit(X, y)
+    with pytest.raises(np.linalg.LinAlgError, match=r"S_w is not positive definite \(the "
+                       r"leading minor.*Use shrinkage='auto' or a float"):
+        LDA(solver="eigen").fit(X, y)
 
 
 def _separable(rng, k, m=300, d=4):
@@ -267,28 +302,30 @@ def _separable(rng, k, m=300, d=4):
     return X, y
 
 
+@pytest.mark.parametrize("solver", ["svd", "lsqr", "eigen"])
 @pytest.mark.parametrize("k", [2, 3])
-def test_lda_far_from_the_origin_predicts_as_near_it(rng, k):
+def test_lda_far_from_the_origin_predicts_as_near_it(rng, k, solver):
     # translated by 1e8, the uncentred scores mu^T S^-1 mu (1e16) cancelled their digits
     # and flipped a third of the predictions; scikit-learn's svd solver flips none
     X, y = _separable(rng, k)
     far = X + 1e8
-    near_pred = LDA().fit(X, y).predict(X)
-    ours = LDA().fit(far, y)
+    near_pred = LDA(solver=solver).fit(X, y).predict(X)
+    ours = LDA(solver=solver).fit(far, y)
     np.testing.assert_array_equal(ours.predict(far), near_pred)
     np.testing.assert_array_equal(ours.predict(far), skda.LinearDiscriminantAnalysis().fit(
         far, y).predict(far))
-    near_proba = LDA().fit(X, y).predict_proba(X)
+    near_proba = LDA(solver=solver).fit(X, y).predict_proba(X)
     np.testing.assert_allclose(ours.predict_proba(far), near_proba, atol=1e-6)
 
 
+@pytest.mark.parametrize("solver", ["svd", "eigen"])
 @pytest.mark.parametrize("k", [2, 3])
-def test_lda_fits_a_feature_in_much_larger_units(rng, k):
+def test_lda_fits_a_feature_in_much_larger_units(rng, k, solver):
     # one feature scaled by 1e12 made the others look "flat"; scikit-learn fits this case
     X, y = _separable(rng, k)
     X[:, 1] *= 1e12
-    ours = LDA().fit(X, y)
-    sk = skda.LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
+    ours = LDA(solver=solver).fit(X, y)
+    sk = skda.LinearDiscriminantAnalysis(solver=solver).fit(X, y)
     np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
     np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), atol=1e-8)
 
@@ -297,7 +334,7 @@ def test_lda_still_refuses_a_feature_constant_within_every_class(rng):
     X, y = _separable(rng, 2)
     X[:, 2] = np.where(y == 0, 5.0, 7.0)
     with pytest.raises(ValueError, match=r"feature\(s\) \[2\] do not vary within any class"):
-        LDA().fit(X, y)
+        LDA(solver="eigen").fit(X, y)
 
 
 @pytest.mark.parametrize("shrinkage", [None, "auto"])
@@ -306,7 +343,7 @@ def test_lda_n_jobs_is_used_and_does_not_change_results(rng, monkeypatch, shrink
     import fastdr.discriminant as discriminant
 
     X, y = _classes(rng, m=400, d=19, k=3)
-    one = LDA(shrinkage=shrinkage, n_jobs=1).fit(X, y)
+    one = LDA(solver="eigen", shrinkage=shrinkage, n_jobs=1).fit(X, y)
     seen = []
     real = discriminant.parallel_section
 
@@ -316,7 +353,7 @@ def test_lda_n_jobs_is_used_and_does_not_change_results(rng, monkeypatch, shrink
 
     monkeypatch.setattr(discriminant, "parallel_section", spy)
     monkeypatch.setattr(class_scatter_module, "parallel_section", spy)
-    two = LDA(shrinkage=shrinkage, n_jobs=2).fit(X, y)
+    two = LDA(solver="eigen", shrinkage=shrinkage, n_jobs=2).fit(X, y)
     # class sums (+ Ledoit-Wolf sums) and one centring call per row block of each class
     assert len(seen) >= 4 and set(seen) == {2}  # never parallel_section(None)
     for name in ("means_", "covariance_", "scalings_", "coef_", "intercept_"):

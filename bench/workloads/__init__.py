@@ -1,11 +1,20 @@
 """The one registry of benchmarked workloads (one module per area), read by the
 pytest-benchmark suite and the report."""
 
-from . import isomap, kernel_pca_solvers, lle, metric_learning, neighbors, spectral
+from . import (
+    isomap,
+    kernel_pca_solvers,
+    lda_solvers,
+    lle,
+    metric_learning,
+    neighbors,
+    spectral,
+)
 from ._base import Grid, Impl, Target, Workload
 
-WORKLOADS = (*neighbors.WORKLOADS, *spectral.WORKLOADS, *isomap.WORKLOADS, *lle.WORKLOADS,
-             *metric_learning.WORKLOADS, *kernel_pca_solvers.WORKLOADS)
+WORKLOADS = (*neighbors.WORKLOADS, *spectral.WORKLOADS, *lda_solvers.WORKLOADS,
+             *kernel_pca_solvers.WORKLOADS, *isomap.WORKLOADS, *lle.WORKLOADS,
+             *metric_learning.WORKLOADS)
 BY_NAME = {workload.name: workload for workload in WORKLOADS}
 
 __all__ = ["BY_NAME", "WORKLOADS", "Grid", "Impl", "Target", "Workload"]

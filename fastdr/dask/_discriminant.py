@@ -17,6 +17,7 @@ from .._class_scatter import (
     shrink_to_scaled_identity,
     standardising_scales,
 )
+from .._lda_solvers import total_minus_within
 from .._params import validate_params
 from .._validation import (
     check_classification_targets,
@@ -69,6 +70,13 @@ def class_scaled_moments(block, codes, means, inv_scales):
         norms = np.einsum("ij,ij->i", z, z)
         out.append((z.T @ z, float(np.dot(norms, norms))))
     return out
+
+
+def block_fourth_moment(block, centre, inv_scale):
+    """``sum_i |(x_i - centre) * inv_scale|^4`` over one block, in float64. O(rows d)."""
+    z = (np.asarray(block, dtype=np.float64) - centre) * inv_scale
+    norms = np.einsum("ij,ij->i", z, z)
+    return float(np.dot(norms, norms))
 
 
 def add_class_scaled_moments(*parts):
@@ -167,6 +175,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         n_components = check_n_components(
             self.n_components, max_components, estimator="LinearDiscriminantAnalysis",
             limit="min(n_classes - 1, n_features)")
+        raw = None
         if shrinkage == "auto":
             covariance = _ledoit_wolf_within(stats, counts, means, priors, pairs)
         else:
@@ -174,10 +183,25 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
             for k, (_, _, scatter) in enumerate(stats):
                 covariance += (priors[k] / counts[k]) * scatter
             covariance = 0.5 * (covariance + covariance.T)
+            raw = covariance.copy()
             if shrinkage is not None:
                 shrink_to_scaled_identity(covariance, shrinkage)
+        between = None
+        if shrinkage is not None or self.priors is not None:
+            # the in-memory eigen solver's S_b = S_t - S_w (scikit-learn's)
+            empirical = sum(scatter for _, _, scatter in stats) / m
+
+            def fourth_moment(centre, inv_scale):
+                parts = [dask.delayed(block_fourth_moment, pure=True)(b, centre, inv_scale)
+                         for b, _ in pairs]
+                return float(sum(dask.compute(*parts)))
+
+            between = total_minus_within(
+                means, counts, covariance, shrinkage, empirical=0.5 * (empirical + empirical.T),
+                raw_within=raw if self.priors is not None else None,
+                fourth_moment=fourth_moment)
         local._fit_from_statistics(classes, means, priors, covariance, n_components,
-                                   max_components, X.dtype)
+                                   max_components, X.dtype, between=between)
         self._local = local
         for name in _FITTED:
             setattr(self, name, getattr(local, name))
