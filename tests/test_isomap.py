@@ -359,3 +359,50 @@ def test_memory_budget_error_suggests_landmarks(monkeypatch):
         Isomap(n_landmarks=100).fit(X)
     lm = Isomap(n_landmarks=30, random_state=0).fit(X)  # 300 x 30 fits
     assert lm.embedding_.shape == (300, 2)
+
+
+def test_precomputed_with_landmarks_and_largest_component():
+    from sklearn.metrics import pairwise_distances
+
+    X = np.vstack([sheet(5, 6, [0, 0, 50], seed=2), two_sheets()[:200]])
+    D = pairwise_distances(X)
+    features = Isomap(n_neighbors=6, n_landmarks=40, random_state=0).fit(X[30:])
+    pre = Isomap(n_neighbors=6, n_landmarks=40, random_state=0,
+                 metric="precomputed").fit(D[30:, 30:])
+    np.testing.assert_array_equal(pre.landmarks_, features.landmarks_)
+    assert reference.procrustes_disparity(pre.embedding_, features.embedding_) < 1e-10
+    np.testing.assert_allclose(pre.transform(D[30:40, 30:]), pre.embedding_[:10], atol=1e-6)
+    with pytest.warns(UserWarning, match=r"embeds only the largest one: 200 of 230 rows"):
+        largest = Isomap(n_neighbors=6, metric="precomputed", on_disconnected="largest").fit(D)
+    np.testing.assert_array_equal(largest.kept_indices_, np.arange(30, 230))
+    # new points give their distances to the kept training rows
+    np.testing.assert_allclose(largest.transform(D[30:35, 30:]), largest.embedding_[:5],
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="Negative values in data passed to precomputed"):
+        Isomap(metric="precomputed").fit(-D)
+
+
+def test_precomputed_neighbours_drop_self_as_sklearn():
+    from sklearn.neighbors import NearestNeighbors as SkNN
+
+    from fastdr.manifold._isomap_precomputed import PrecomputedNeighbors, check_precomputed
+
+    rng = np.random.default_rng(3)
+    P = rng.uniform(size=(30, 2))
+    P[5] = P[4]  # a duplicate: its twin at distance 0 ties with itself
+    D = np.sqrt(((P[:, None] - P[None]) ** 2).sum(-1))
+    for matrix in (D, scipy_csr(D)):
+        ours = PrecomputedNeighbors(4).fit(check_precomputed(matrix))
+        theirs = SkNN(n_neighbors=4, metric="precomputed").fit(matrix)
+        d1, i1 = ours.kneighbors()
+        d2, i2 = theirs.kneighbors()
+        np.testing.assert_allclose(d1, d2)
+        # the twins tie everywhere and may swap places; each row holds one of them once
+        np.testing.assert_array_equal(np.where(i1 == 5, 4, i1), np.where(i2 == 5, 4, i2))
+        assert not np.any(i1 == np.arange(30)[:, None])
+
+
+def scipy_csr(D):
+    import scipy.sparse
+
+    return scipy.sparse.csr_matrix(D)
