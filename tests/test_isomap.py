@@ -64,7 +64,7 @@ def test_epsilon_graph_matches_sklearn():
     from sklearn.manifold import Isomap as SkIsomap
 
     X = roll(600, seed=1)
-    iso = Isomap(radius=5.0).fit(X)
+    iso = Isomap(radius=5.0, n_neighbors=None).fit(X)
     sk = SkIsomap(radius=5.0, n_neighbors=None).fit(X)
     assert reference.procrustes_disparity(iso.embedding_, sk.embedding_) < 1e-6
     np.testing.assert_allclose(iso.dist_matrix_, sk.dist_matrix_, rtol=1e-9, atol=1e-9)
@@ -138,7 +138,7 @@ def test_landmark_isomap_close_to_full():
 
 def test_identical_results_for_any_n_jobs():
     X = roll(400, seed=6)
-    for kwargs in ({}, {"radius": 5.0}, {"n_landmarks": 80, "random_state": 1},
+    for kwargs in ({}, {"radius": 5.0, "n_neighbors": None}, {"n_landmarks": 80, "random_state": 1},
                    {"n_landmarks": 50, "landmark_method": "maxmin", "random_state": 1}):
         one = Isomap(n_jobs=1, **{"random_state": 0, **kwargs}).fit(X)
         two = Isomap(n_jobs=2, **{"random_state": 0, **kwargs}).fit(X)
@@ -153,20 +153,24 @@ def test_identical_results_for_any_n_jobs():
 
 def test_disconnected_raise_names_components():
     X = np.vstack([two_sheets(), sheet(5, 6, [0, 0, 50], seed=2)])
-    with pytest.raises(ValueError, match=r"The neighbour graph has 3 connected components "
-                                         r"\(sizes 200, 200, 30\).*larger n_neighbors \(now 5\)"
-                                         r".*on_disconnected='connect'.*'largest'"):
-        Isomap().fit(X)
+    with pytest.raises(ValueError, match=r"The number of connected components of the neighbors "
+                                         r"graph is 3 > 1 \(sizes 200, 200, 30\).*larger "
+                                         r"n_neighbors \(now 5\).*on_disconnected='connect'"
+                                         r".*'largest'"):
+        Isomap(on_disconnected="raise").fit(X)
     with pytest.raises(ValueError, match=r"larger radius \(now 1.5\)"):
-        Isomap(radius=1.5).fit(X)
+        Isomap(radius=1.5, n_neighbors=None, on_disconnected="raise").fit(X)
 
 
 def test_disconnected_connect_adds_shortest_edges_like_sklearn():
     from sklearn.manifold import Isomap as SkIsomap
 
     X = two_sheets()
-    with pytest.warns(UserWarning, match=r"joined them with 1 shortest edge\(s\)"):
-        iso = Isomap(on_disconnected="connect").fit(X)
+    with pytest.warns(UserWarning, match=r"^The number of connected components of the "
+                                         r"neighbors graph is 2 > 1\. .*sizes 200, 200; they "
+                                         r"were joined by 1 shortest edge\(s\) between "
+                                         r"components: \(\d+, \d+\) of length"):
+        iso = Isomap().fit(X)  # the default, as in scikit-learn
     assert iso.n_connected_components_ == 2
     assert iso.connecting_edges_.shape == (1, 2)
     between = np.sqrt(reference.sq_euclidean(X[:200], X[200:]))
@@ -178,8 +182,8 @@ def test_disconnected_connect_adds_shortest_edges_like_sklearn():
         sk = SkIsomap(n_neighbors=5).fit(X)
     assert reference.procrustes_disparity(iso.embedding_, sk.embedding_) < 1e-6
     three = np.vstack([X, sheet(5, 6, [0, 0, 50], seed=2)])
-    with pytest.warns(UserWarning, match=r"joined them with 3 shortest edge\(s\)"):
-        iso3 = Isomap(on_disconnected="connect").fit(three)
+    with pytest.warns(UserWarning, match=r"joined by 3 shortest edge\(s\)"):
+        iso3 = Isomap().fit(three)
     assert iso3.connecting_edges_.shape == (3, 2) and np.isfinite(iso3.dist_matrix_).all()
 
 
@@ -271,11 +275,20 @@ def test_sklearn_regressor_and_clone():
 
 
 @pytest.mark.parametrize("kwargs,error,match", [
-    ({"n_neighbors": 5, "radius": 1.0}, ValueError,
-     r"Both n_neighbors=5 and radius=1.0 were given.*pass only one"),
-    ({"radius": 0.0}, ValueError, _invalid('radius',
-                                           'a float in the range (0, inf) or None',
-                                           '0.0')),
+    ({"radius": 1.0}, ValueError,
+     re.escape("Both n_neighbors and radius are provided. Use Isomap(radius=1.0, "
+               "n_neighbors=None) if intended to use radius-based neighbors")),
+    ({"n_neighbors": None}, ValueError, r"n_neighbors and radius are both None"),
+    ({"radius": -1.0, "n_neighbors": None}, ValueError,
+     _invalid('radius', 'a float in the range [0, inf), np.inf or None', '-1.0')),
+    ({"p": 0.5}, ValueError, _invalid('p', 'a float in the range [1, inf) or np.inf', '0.5')),
+    ({"tol": -1.0}, ValueError, _invalid('tol', 'a float in the range [0, inf)', '-1.0')),
+    ({"max_iter": 0}, ValueError, _invalid('max_iter', 'an int in the range [1, inf) or None',
+                                           '0')),
+    ({"metric_params": 3}, TypeError, _invalid('metric_params',
+                                               "an instance of 'dict' or None", '3')),
+    ({"out_of_sample": "regressor", "metric": "precomputed"}, ValueError,
+     r"out_of_sample='regressor' needs the points' features"),
     ({"n_neighbors": 0}, ValueError, _invalid('n_neighbors',
                                               'an int in the range [1, inf) or None',
                                               '0')),
@@ -284,15 +297,15 @@ def test_sklearn_regressor_and_clone():
     ({"n_components": 0}, ValueError, _invalid('n_components',
                                                'an int in the range [1, inf)',
                                                '0')),
-    ({"path_method": "bellman"}, ValueError, _invalid('path_method',
-                                                      "a str among {'auto', 'dijkstra', 'floyd'}",
-                                                      "'bellman'")),
+    ({"path_method": "bellman"}, ValueError,
+     _invalid('path_method', "a str among {'auto', 'FW', 'D', 'dijkstra', 'floyd'}",
+              "'bellman'")),
     ({"eigen_solver": "qr"}, ValueError, _invalid('eigen_solver',
                                                   "a str among {'auto', 'dense', "
                                                   "'arpack', 'lobpcg', 'randomized'}",
                                                   "'qr'")),
     ({"on_disconnected": "drop"}, ValueError,
-     _invalid('on_disconnected', "a str among {'raise', 'connect', 'largest'}", "'drop'")),
+     _invalid('on_disconnected', "a str among {'connect', 'raise', 'largest'}", "'drop'")),
     ({"out_of_sample": "nystrom"}, ValueError,
      _invalid('out_of_sample', "a str among {'geodesic', 'regressor'}", "'nystrom'")),
     ({"landmark_method": "kmeans"}, ValueError, _invalid('landmark_method',
@@ -329,7 +342,7 @@ def test_bad_input_and_use_before_fit():
     iso = Isomap(n_neighbors=5).fit(roll(200, seed=14))
     with pytest.raises(ValueError, match="X has 2 features, but Isomap is expecting 3"):
         iso.transform(np.ones((4, 2)))
-    eps = Isomap(radius=1.5).fit(two_sheets()[:200])
+    eps = Isomap(radius=1.5, n_neighbors=None).fit(two_sheets()[:200])
     with pytest.raises(ValueError, match=r"1 of the 2 points to transform \(rows \[1\]\) have "
                                          r"no training point within radius=1.5"):
         eps.transform(np.array([[3.0, 3.0, 0.5], [3.0, 3.0, 40.0]]))
@@ -346,3 +359,50 @@ def test_memory_budget_error_suggests_landmarks(monkeypatch):
         Isomap(n_landmarks=100).fit(X)
     lm = Isomap(n_landmarks=30, random_state=0).fit(X)  # 300 x 30 fits
     assert lm.embedding_.shape == (300, 2)
+
+
+def test_precomputed_with_landmarks_and_largest_component():
+    from sklearn.metrics import pairwise_distances
+
+    X = np.vstack([sheet(5, 6, [0, 0, 50], seed=2), two_sheets()[:200]])
+    D = pairwise_distances(X)
+    features = Isomap(n_neighbors=6, n_landmarks=40, random_state=0).fit(X[30:])
+    pre = Isomap(n_neighbors=6, n_landmarks=40, random_state=0,
+                 metric="precomputed").fit(D[30:, 30:])
+    np.testing.assert_array_equal(pre.landmarks_, features.landmarks_)
+    assert reference.procrustes_disparity(pre.embedding_, features.embedding_) < 1e-10
+    np.testing.assert_allclose(pre.transform(D[30:40, 30:]), pre.embedding_[:10], atol=1e-6)
+    with pytest.warns(UserWarning, match=r"embeds only the largest one: 200 of 230 rows"):
+        largest = Isomap(n_neighbors=6, metric="precomputed", on_disconnected="largest").fit(D)
+    np.testing.assert_array_equal(largest.kept_indices_, np.arange(30, 230))
+    # new points give their distances to the kept training rows
+    np.testing.assert_allclose(largest.transform(D[30:35, 30:]), largest.embedding_[:5],
+                               atol=1e-6)
+    with pytest.raises(ValueError, match="Negative values in data passed to precomputed"):
+        Isomap(metric="precomputed").fit(-D)
+
+
+def test_precomputed_neighbours_drop_self_as_sklearn():
+    from sklearn.neighbors import NearestNeighbors as SkNN
+
+    from fastdr.manifold._isomap_precomputed import PrecomputedNeighbors, check_precomputed
+
+    rng = np.random.default_rng(3)
+    P = rng.uniform(size=(30, 2))
+    P[5] = P[4]  # a duplicate: its twin at distance 0 ties with itself
+    D = np.sqrt(((P[:, None] - P[None]) ** 2).sum(-1))
+    for matrix in (D, scipy_csr(D)):
+        ours = PrecomputedNeighbors(4).fit(check_precomputed(matrix))
+        theirs = SkNN(n_neighbors=4, metric="precomputed").fit(matrix)
+        d1, i1 = ours.kneighbors()
+        d2, i2 = theirs.kneighbors()
+        np.testing.assert_allclose(d1, d2)
+        # the twins tie everywhere and may swap places; each row holds one of them once
+        np.testing.assert_array_equal(np.where(i1 == 5, 4, i1), np.where(i2 == 5, 4, i2))
+        assert not np.any(i1 == np.arange(30)[:, None])
+
+
+def scipy_csr(D):
+    import scipy.sparse
+
+    return scipy.sparse.csr_matrix(D)

@@ -213,7 +213,7 @@ def test_radius_queries_are_a_clear_error():
     with pytest.raises(ValueError, match=message):
         radius_neighbors_graph(X, 1.0, algorithm="nndescent")
     with pytest.raises(ValueError, match="neighbors_algorithm='nndescent' " + message):
-        Isomap(radius=1.0, neighbors_algorithm="nndescent").fit(X)
+        Isomap(n_neighbors=None, radius=1.0, neighbors_algorithm="nndescent").fit(X)
 
 
 def test_dask_neighbours_stay_exact():

@@ -25,7 +25,15 @@ from .._parallel import parallel_section
 from .._progress import run_in_chunks
 from .._validation import check_dense_allocation, check_option
 
-PATH_METHODS = ("auto", "dijkstra", "floyd")
+#: ``path_method`` values: scikit-learn's names ("FW" Floyd-Warshall, "D" Dijkstra) and
+#: fastdr's aliases of them.
+PATH_METHODS = ("auto", "FW", "D", "dijkstra", "floyd")
+_ALIASES = {"FW": "floyd", "D": "dijkstra"}
+
+
+def canonical_path_method(method):
+    """``"FW"`` -> ``"floyd"``, ``"D"`` -> ``"dijkstra"``; other values unchanged."""
+    return _ALIASES.get(method, method)
 
 
 class Graph(NamedTuple):
@@ -198,8 +206,9 @@ def geodesic_distances(graph, *, method="auto", dtype=np.float64, n_jobs=None):
     ----------
     graph : scipy sparse matrix of shape (m, m)
         Non-negative edge lengths.
-    method : {"auto", "dijkstra", "floyd"}, default="auto"
-        See :func:`choose_path_method`.
+    method : {"auto", "FW", "D", "dijkstra", "floyd"}, default="auto"
+        See :func:`choose_path_method`; "FW" and "D" are scikit-learn's names of "floyd" and
+        "dijkstra".
     dtype : {np.float64, np.float32}, default=np.float64
     n_jobs : int or None
 
@@ -209,6 +218,7 @@ def geodesic_distances(graph, *, method="auto", dtype=np.float64, n_jobs=None):
         ``inf`` between nodes that are not connected.
     """
     check_option(method, "path_method", PATH_METHODS)
+    method = canonical_path_method(method)
     csr = check_sparse_graph(graph)
     sym = undirected(csr.indptr, csr.indices, csr.data, take_max=False, n_jobs=n_jobs)
     if method == "auto":

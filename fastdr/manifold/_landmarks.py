@@ -31,7 +31,7 @@ class LandmarkFit(NamedTuple):
 
 
 def fit_landmarks(graph, n_landmarks, *, method, rng, n_components, eigen_solver, dtype,
-                  n_jobs, log=None):
+                  n_jobs, log=None, tol=0.0, max_iter=None):
     """Landmark Isomap on a connected graph.
 
     Parameters
@@ -48,6 +48,8 @@ def fit_landmarks(graph, n_landmarks, *, method, rng, n_components, eigen_solver
     n_jobs : int or None
     log : StageLog or None
         Reports the stages (and a bar over the landmark Dijkstra runs) when verbose.
+    tol, max_iter : float, int or None
+        Convergence settings of the iterative eigensolvers.
 
     Returns
     -------
@@ -71,7 +73,7 @@ def fit_landmarks(graph, n_landmarks, *, method, rng, n_components, eigen_solver
     block = 0.5 * (block + block.T)  # the two Dijkstra runs may differ in the last bit
     _, values, vectors, sq_means = embed_from_distances(
         block, n_components, eigen_solver=eigen_solver, random_state=rng, n_jobs=n_jobs,
-        what="The double-centred landmark geodesic matrix")
+        what="The double-centred landmark geodesic matrix", tol=tol, max_iter=max_iter)
     log.done("eigensolver (landmark block)")
     frobenius_sq = float(np.sum(block * block))
     embedding = triangulate_rows(columns, sq_means, vectors, values)[rank]

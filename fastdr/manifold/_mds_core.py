@@ -20,7 +20,7 @@ DISTANCE_REMEDY = ("The squared distances overflow the data's dtype: scale the d
 
 def embed_from_distances(D, n_components, *, eigen_solver="auto", random_state=None,
                          n_jobs=None, what="The double-centred distance matrix",
-                         overwrite=False):
+                         overwrite=False, tol=0.0, max_iter=None):
     """Classical MDS of a symmetric distance matrix, overwriting it with B.
 
     Parameters
@@ -38,6 +38,9 @@ def embed_from_distances(D, n_components, *, eigen_solver="auto", random_state=N
         Name of B in messages and in the negative-eigenvalue warning.
     overwrite : bool, default=False
         Let the dense solver destroy B (no m x m work copy); B is then garbage on return.
+    tol, max_iter : float, int or None
+        Convergence settings of the iterative solvers (ARPACK's ``tol``, 0 = machine
+        precision).
 
     Returns
     -------
@@ -61,7 +64,7 @@ def embed_from_distances(D, n_components, *, eigen_solver="auto", random_state=N
     values, vectors = spectral_pairs(
         D, n_components, largest=True, solver=eigen_solver, what=what, psd=True,
         zero_roundoff=True, finite_checked=True, remedy=DISTANCE_REMEDY,
-        random_state=random_state, overwrite_a=overwrite)
+        random_state=random_state, overwrite_a=overwrite, tol=tol, max_iter=max_iter)
     embedding = vectors * np.sqrt(values).astype(vectors.dtype)
     return embedding, values, vectors, sq_means
 
