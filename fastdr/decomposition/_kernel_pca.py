@@ -208,7 +208,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self._fit(X)
         return self
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X, y=None, **params):
         """Fit and return the embedding of the training samples, ``V sqrt(Lambda)``.
 
         Parameters
@@ -219,11 +219,18 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             ``kernel="precomputed"``.
         y : ignored
             Not used; present for API consistency.
+        **params : dict
+            Passed to ``fit``, as in scikit-learn; ``fit`` takes none, so any is a TypeError.
 
         Returns
         -------
         ndarray of shape (n_samples, n_components_)
         """
+        if params:
+            raise TypeError(
+                f"KernelPCA.fit() got an unexpected keyword argument {next(iter(params))!r}: "
+                "fit takes only X (and an ignored y)."
+            )
         self._fit(X)
         return self._training_embedding()
 
