@@ -83,3 +83,16 @@ def test_regressor_targets_near_the_float64_limit_do_not_overflow():
     got = reg.predict(da.from_array(X[:8], chunks=(4, 3))).compute(scheduler="sync")
     assert np.isfinite(got).all()
     np.testing.assert_array_equal(got, ref.predict(X[:8]))
+
+
+@pytest.mark.filterwarnings("ignore:.*did not converge")
+def test_nca_callback_gets_the_flattened_map_as_in_memory():
+    X, y = _data(m=80, d=3, seed=3)
+    seen = {"dask": [], "memory": []}
+    kwargs = {"n_components": 2, "max_iter": 3, "init": "identity"}
+    fdd.NeighborhoodComponentsAnalysis(
+        callback=lambda t, n: seen["dask"].append((t.shape, n)), **kwargs
+    ).fit(da.from_array(X, chunks=(30, 3)), y)
+    fastdr.NeighborhoodComponentsAnalysis(
+        callback=lambda t, n: seen["memory"].append((t.shape, n)), **kwargs).fit(X, y)
+    assert seen["dask"] == seen["memory"] and seen["dask"][0] == ((6,), 1)

@@ -107,7 +107,9 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
     max_iter : int, default=50
     tol : float, default=1e-5
     callback : callable or None, default=None
-        Called as ``callback(components, n_iter)`` after every L-BFGS iteration.
+        Called as ``callback(transformation, n_iter)`` after every L-BFGS iteration, with
+        the current map flattened to shape (r * d,), as the in-memory estimator (and
+        scikit-learn) call it.
     random_state : int, RandomState, Generator or None, default=None
     n_jobs : int or None, default=None
         Threads per task; None means the cores of the worker that runs it.
@@ -197,7 +199,7 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
         def on_iteration(intermediate_result):
             state["n_iter"] += 1
             if self.callback is not None:
-                self.callback(intermediate_result.x.reshape(r, d).copy(), state["n_iter"])
+                self.callback(intermediate_result.x.copy(), state["n_iter"])
 
         result = scipy.optimize.minimize(
             negative_objective, A0.ravel(), method="L-BFGS-B", jac=True, tol=self.tol,
@@ -209,8 +211,8 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
             from ..exceptions import ConvergenceWarning, compatible
 
             warnings.warn(
-                f"[{type(self).__name__}] NCA did not converge after {result.nit} iterations "
-                f"({result.message}). Increase max_iter or tol.",
+                f"[{type(self).__name__}] NCA did not converge: {result.message}. Increase "
+                "max_iter, or loosen tol.",
                 compatible(ConvergenceWarning), stacklevel=2,
             )
         self.components_ = np.ascontiguousarray(result.x.reshape(r, d))
