@@ -309,3 +309,94 @@ def test_classifier_and_regressor_on_sparse_match_sklearn(name, weights):
     reg = KNeighborsRegressor(n_neighbors=5, weights=weights, metric=metric,
                               metric_params=params).fit(X, targets)
     _assert_rows_equal(reg.predict(Q), SkR(**sk_kw).fit(X_ref, targets).predict(Q_ref), rows)
+
+
+# ---- bad sparse input: refused with the remedy, before any kernel reads it ------------------
+
+def _raw_csr(data, indices, indptr, shape):
+    return sp.csr_matrix((np.asarray(data, dtype=np.float64), np.asarray(indices),
+                          np.asarray(indptr)), shape=shape)
+
+
+BAD_STRUCTURES = [
+    (_raw_csr([1.0, 2.0], [0, 9], [0, 1, 2], (2, 3)),
+     r"its column indices must lie in \[0, 3\), got values in \[0, 9\]\. Rebuild it"),
+    (_raw_csr([1.0, 2.0], [0, -1], [0, 1, 2], (2, 3)),
+     r"its column indices must lie in \[0, 3\), got values in \[-1, 0\]"),
+    (_raw_csr([1.0, 2.0, 3.0], [0, 1, 2], [0, 2, 1], (2, 3)),
+     "indptr must start at 0 and be non-decreasing"),
+    (sp.csc_matrix((np.ones(2), np.array([0, 5]), np.array([0, 1, 2, 2])), shape=(2, 3)),
+     r"its row indices must lie in \[0, 2\), got values in \[0, 5\]"),
+]
+
+
+@pytest.mark.parametrize("bad,message", BAD_STRUCTURES)
+def test_corrupt_index_arrays_are_refused(bad, message):
+    with pytest.raises(ValueError, match=message):
+        NearestNeighbors(n_neighbors=1).fit(bad)
+    with pytest.raises(ValueError, match=message):
+        fastdr.pairwise_distances(bad)
+    good = sp.csr_matrix(np.eye(2, bad.shape[1]))
+    nn = NearestNeighbors(n_neighbors=1).fit(good)
+    with pytest.raises(ValueError, match=message):
+        nn.kneighbors(bad)
+    with pytest.raises(ValueError, match=message):
+        KNeighborsClassifier(n_neighbors=1).fit(bad, [0, 1])
+
+
+def test_coo_with_out_of_range_coordinates_is_refused():
+    bad = sp.coo_matrix((np.ones(2), (np.array([0, 1]), np.array([0, 1]))), shape=(2, 2))
+    bad.col[1] = 7
+    with pytest.raises(ValueError, match=r"its column indices must lie in \[0, 2\), got "
+                                         r"values in \[0, 7\]"):
+        NearestNeighbors(n_neighbors=1).fit(bad)
+
+
+def test_nonfinite_complex_and_huge_values_are_refused():
+    with pytest.raises(ValueError, match=r"X contains NaN or infinity \(1 NaN, 0 inf\)"):
+        NearestNeighbors(n_neighbors=1).fit(sp.csr_matrix([[np.nan, 1.0], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="Complex data not supported: X is complex"):
+        NearestNeighbors(n_neighbors=1).fit(sp.csr_matrix(np.eye(2) * 1j))
+    with pytest.raises(ValueError, match="holds values too large to compute distances"):
+        NearestNeighbors(n_neighbors=1).fit(sp.csr_matrix(np.eye(2) * 1e300))
+    with pytest.raises(ValueError, match="p-th powers of differences up to .* overflow"):
+        fastdr.pairwise_distances(sp.csr_matrix(np.eye(2) * 1e6), metric="minkowski",
+                                  metric_params={"p": 60})
+
+
+def test_unsupported_metric_parameters_and_mixed_fits_are_refused():
+    X = _data()
+    with pytest.raises(ValueError, match="Metric 'mahalanobis' not valid for sparse input"):
+        NearestNeighbors(metric="mahalanobis", metric_params={"M": np.eye(9)}).fit(X)
+    with pytest.raises(ValueError, match="p must be a real number >= 1"):
+        fastdr.pairwise_distances(X, metric="minkowski", metric_params={"p": 0.5})
+    with pytest.raises(ValueError, match=r"takes only metric_params \{'p': p\}"):
+        fastdr.pairwise_distances(X, metric="minkowski", metric_params={"w": np.ones(9)})
+    with pytest.raises(ValueError, match="takes no metric_params with sparse input"):
+        fastdr.pairwise_distances(X, metric="cosine", metric_params={"p": 3})
+    with pytest.raises(ValueError, match="was fitted on dense data"):
+        NearestNeighbors(n_neighbors=1).fit(X.toarray()).kneighbors(X)
+    nn = NearestNeighbors(n_neighbors=1).fit(X)
+    with pytest.raises(ValueError, match="X has 4 features, but NearestNeighbors is "
+                                         "expecting 9 features"):
+        nn.kneighbors(sp.csr_matrix(np.ones((2, 4))))
+    with pytest.raises(ValueError, match="X and Y must have the same number of features"):
+        fastdr.pairwise_distances(X, sp.csr_matrix(np.ones((2, 4))))
+
+
+def test_tree_algorithms_warn_and_search_by_brute_force():
+    X = _data()
+    with pytest.warns(UserWarning, match="cannot use tree with sparse input: using brute "
+                                         "force"):
+        nn = NearestNeighbors(n_neighbors=3, algorithm="kd_tree").fit(X)
+    expected = NearestNeighbors(n_neighbors=3, algorithm="brute").fit(X).kneighbors()
+    for got, want in zip(nn.kneighbors(), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_refit_on_dense_data_forgets_the_sparse_index():
+    X = _data()
+    nn = NearestNeighbors(n_neighbors=2).fit(X)
+    dense = np.random.default_rng(0).standard_normal((20, 3))
+    dist, _ = nn.fit(dense).kneighbors(dense[:2])
+    assert dist[0, 0] == 0.0 and nn.n_features_in_ == 3
