@@ -30,6 +30,9 @@ class NeighborsBase(BaseEstimator):
         "verbose": VERBOSE,
     }
 
+    def _fastdr_tags(self):  # sparse hook: sparse X is accepted (fastdr.neighbors._sparse_search)
+        return {"input_tags.sparse": True}
+
     def _start_fit(self, X):
         """What every neighbours ``fit`` does first: check the parameters, record names."""
         validate_params(self)
