@@ -151,7 +151,7 @@ def test_duplicates_unsorted_and_int64_indices_change_nothing(name):
     wide = X.copy()
     wide.indices = wide.indices.astype(np.int64)
     wide.indptr = wide.indptr.astype(np.int64)
-    for variant in (messy, wide, X.tocsc(), X.tocoo()):
+    for variant in (messy, wide, X.tocsc(), X.tocoo(), X.tobsr(), X.tolil(), sp.csr_array(X)):
         dist, ind = _fastdr_knn(variant, None, 5, name)
         np.testing.assert_array_equal(ind, reference[1])
         np.testing.assert_array_equal(dist, reference[0])
@@ -327,6 +327,8 @@ BAD_STRUCTURES = [
      "indptr must start at 0 and be non-decreasing"),
     (sp.csc_matrix((np.ones(2), np.array([0, 5]), np.array([0, 1, 2, 2])), shape=(2, 3)),
      r"its row indices must lie in \[0, 2\), got values in \[0, 5\]"),
+    (sp.bsr_matrix((np.ones((1, 2, 2)), np.array([3]), np.array([0, 1])), shape=(2, 4)),
+     r"its block column indices must lie in \[0, 2\), got values in \[3, 3\]"),
 ]
 
 

@@ -78,6 +78,9 @@ def _check_structure(X, name):
         nnz = _check_compressed(X.indptr, X.indices, m, d, name, "column")
     elif fmt == "csc":
         nnz = _check_compressed(X.indptr, X.indices, d, m, name, "row")
+    elif fmt == "bsr":
+        R, C = X.blocksize
+        nnz = _check_compressed(X.indptr, X.indices, m // R, d // C, name, "block column")
     elif fmt == "coo":
         rows, cols = (np.asarray(c) for c in X.coords)
         nnz = rows.shape[0]
