@@ -402,3 +402,12 @@ def test_refit_on_dense_data_forgets_the_sparse_index():
     dense = np.random.default_rng(0).standard_normal((20, 3))
     dist, _ = nn.fit(dense).kneighbors(dense[:2])
     assert dist[0, 0] == 0.0 and nn.n_features_in_ == 3
+
+
+def test_sparse_tier_refuses_more_neighbours_than_rows():
+    index = _sparse_search.SparseIndex(_sparse_search.check_csr(_data(m=4, empty=(1,))),
+                                       *_sparse_search.resolve_metric("euclidean"))
+    with pytest.raises(ValueError, match=r"n_neighbors=4 must lie in \[1, 3\]"):
+        _sparse_search.kneighbors(index, None, 4, True, None)
+    with pytest.raises(ValueError, match="than the number of training points"):
+        NearestNeighbors(n_neighbors=4).fit(_data(m=4, empty=(1,))).kneighbors()

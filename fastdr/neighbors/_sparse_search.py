@@ -359,12 +359,16 @@ def kneighbors(index, Q, k, self_query, n_jobs):
     T = index.csr
     m, n = Q.shape[0], T.shape[0]
     mode = _self_mode(index, Q, self_query)
+    n_avail = n - (1 if self_query else 0)
+    if not 1 <= k <= n_avail:  # the kernels would read heap sentinels as row indices
+        raise ValueError(f"n_neighbors={k} must lie in [1, {n_avail}]: there are {n} "
+                         f"training rows{', each query skipping itself' if self_query else ''}."
+                         " Use fewer neighbours or fit on more rows.")
     out_key = np.empty((m, k), dtype=np.float64)
     out_i = np.empty((m, k), dtype=np.int64)
     with parallel_section(n_jobs) as threads:
         block = _query_block(m, threads)
         if index.kind in _PRODUCT_KINDS:
-            n_avail = n - (1 if self_query else 0)
             extra = 0 if index.kind == kernels.COSINE else max(k, 8)
             cd, ci, cp = index.transposed()
             kernels.knn_product(index.kind, qd, qi, qp, q_sq, q_inv, T.data, T.indices,
