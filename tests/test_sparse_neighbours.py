@@ -411,3 +411,8 @@ def test_sparse_tier_refuses_more_neighbours_than_rows():
         _sparse_search.kneighbors(index, None, 4, True, None)
     with pytest.raises(ValueError, match="than the number of training points"):
         NearestNeighbors(n_neighbors=4).fit(_data(m=4, empty=(1,))).kneighbors()
+
+
+def test_unknown_algorithm_params_are_refused_with_sparse_input_too():
+    with pytest.raises(ValueError, match="algorithm_params has unknown key"):
+        NearestNeighbors(algorithm_params={"n_tress": 3}).fit(_data())

@@ -23,6 +23,7 @@ from .._kernels import sparse_distances as kernels
 from .._parallel import parallel_section
 from .._validation import check_array, check_dense_allocation, check_n_features
 from .._validation import check_X_y as check_dense_X_y
+from . import _approximate
 
 __all__ = ["SPARSE_METRICS", "SparseIndex", "check_csr", "check_X_y", "fit", "issparse",
            "kneighbors", "pairwise_distances", "query_points", "radius", "resolve_metric"]
@@ -271,6 +272,8 @@ def fit(estimator, X):
     estimator._algorithm = "brute"
     estimator._tree = None
     estimator._nnd = None
+    estimator._nnd_params = _approximate.check_params(getattr(estimator, "algorithm_params",
+                                                              None))
     estimator._sparse_index = SparseIndex(csr, kind, p)
     return csr
 
