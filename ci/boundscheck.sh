@@ -32,6 +32,8 @@ run() { $PYTHON -m pytest -q -p no:randomly -m "not slow and not jit_only" "$@";
 run tests/test_kernels_heap.py tests/test_neighbors.py tests/test_pairwise.py \
     tests/test_graph.py tests/test_lle.py tests/test_mds.py
 run tests/test_eigen.py -k "block_product or upper_triangle"
+# sparse_distances (sparse k-NN, radius, pairwise)
+run tests/test_sparse_neighbours.py
 # kernel_matrix, centering
 run tests/test_decomposition.py -k "kernel_matrices or rbf_kernels or exponential or mirror \
 or centre_kernel or centred_kernel or upper_triangle"

@@ -1,6 +1,7 @@
 """``pairwise_distances``: dense distance matrices through the blocked kernels."""
 
 import numpy as np
+import scipy.sparse
 
 from ._config import GEMM_MIN_DIM, PAIRWISE_QUERY_BLOCK
 from ._distance_checks import check_distance_magnitude
@@ -40,6 +41,10 @@ def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_j
     Time O(m n d): for d >= 16 the cross term runs as blocked GEMM on centred data; values
     that may have cancelled are recomputed exactly. Extra memory is O(d (m + n)).
     """
+    if scipy.sparse.issparse(X) or scipy.sparse.issparse(Y):  # sparse hook (issue 15)
+        from .neighbors._sparse_search import pairwise_distances as sparse_pairwise
+        return sparse_pairwise(X, Y, metric=metric, metric_params=metric_params,
+                               n_jobs=n_jobs)
     X = check_array(X)
     if Y is None:
         Y_arr = X

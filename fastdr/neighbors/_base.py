@@ -11,7 +11,7 @@ from .._metric import METRICS, apply_linear_map, resolve_metric
 from .._params import N_JOBS, VERBOSE, Interval, Satisfies, StrOptions, validate_params
 from .._progress import StageLog
 from .._validation import check_array, check_is_fitted, check_query, check_scalar
-from . import _approximate, _search
+from . import _approximate, _search, _sparse_search  # _sparse_search: the 'sparse hook's
 
 
 class NeighborsBase(BaseEstimator):
@@ -30,12 +30,18 @@ class NeighborsBase(BaseEstimator):
         "verbose": VERBOSE,
     }
 
+    def _fastdr_tags(self):  # sparse hook: sparse X is accepted (fastdr.neighbors._sparse_search)
+        return {"input_tags.sparse": True}
+
     def _start_fit(self, X):
         """What every neighbours ``fit`` does first: check the parameters, record names."""
         validate_params(self)
         record_feature_names(self, X)
 
     def _fit_neighbors(self, X):
+        self._sparse_index = None  # sparse hook: set by the sparse fit
+        if _sparse_search.issparse(X):  # sparse hook
+            return _sparse_search.fit(self, X)
         X = check_array(X)
         linear_map, squared = resolve_metric(self.metric, self.metric_params, X.shape[1])
         if linear_map is not None and linear_map.shape[0] == 0:
@@ -73,6 +79,8 @@ class NeighborsBase(BaseEstimator):
         check_is_fitted(self, "_fit_X")
         if X is None:
             return None
+        if getattr(self, "_sparse_index", None) is not None or _sparse_search.issparse(X):
+            return _sparse_search.query_points(self, X, method)  # sparse hook
         X = check_query(self, X, method)
         X = X.astype(self._fit_X.dtype, copy=False)
         Q = apply_linear_map(X, self._linear_map)
@@ -91,7 +99,10 @@ class NeighborsBase(BaseEstimator):
     def _search_k(self, Q, k, self_query):
         """The k-NN search itself, its indices checked before anyone reads through them."""
         progress = StageLog(type(self).__name__, self.verbose)
-        if self._algorithm == "kd_tree":
+        if getattr(self, "_sparse_index", None) is not None:  # sparse hook
+            sq, ind = _sparse_search.kneighbors(self._sparse_index, Q, k, self_query,
+                                                self.n_jobs)
+        elif self._algorithm == "kd_tree":
             sq, ind = _search.knn_tree(self._tree, Q, k, self_query=self_query,
                                        n_jobs=self.n_jobs, progress=progress)
         elif self._algorithm == "nndescent" and self._nnd is not None:
@@ -109,6 +120,10 @@ class NeighborsBase(BaseEstimator):
 
     def _radius_csr(self, Q, radius):
         check_scalar(radius, "radius", "real", min_value=0)
+        if getattr(self, "_sparse_index", None) is not None:  # sparse hook
+            out = _sparse_search.radius(self._sparse_index, Q, radius, Q is None, self.n_jobs)
+            check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
+            return out
         if self._algorithm == "nndescent":
             raise _approximate.no_radius_error()
         self_query = Q is None

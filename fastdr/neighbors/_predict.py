@@ -7,7 +7,8 @@ from .._kernels.vote import class_votes, inverse_distance_weights, weighted_mean
 from .._parallel import parallel_section
 from .._params import StrOptions
 from .._progress import StageLog
-from .._validation import check_classification_targets, check_is_fitted, check_X_y
+from .._validation import check_classification_targets, check_is_fitted
+from . import _sparse_search  # sparse hook (issue 15): sparse X in fit
 from ._base import NeighborsBase
 
 _WEIGHTS = ("uniform", "distance")
@@ -160,7 +161,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         self
         """
         self._start_fit(X)
-        X, y = check_X_y(X, y)
+        X, y = _sparse_search.check_X_y(X, y)
         self.classes_, self._y_codes = check_classification_targets(y)
         self._fit_neighbors(X)
         return self
@@ -240,7 +241,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         self
         """
         self._start_fit(X)
-        X, y = check_X_y(X, y, y_numeric=True, multi_output=True)
+        X, y = _sparse_search.check_X_y(X, y, y_numeric=True, multi_output=True)
         self._y_1d = y.ndim == 1
         self._y, self._y_scale = scaled_targets(y)
         self._fit_neighbors(X)

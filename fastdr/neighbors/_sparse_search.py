@@ -1,0 +1,436 @@
+"""Neighbour search and pairwise distances on scipy sparse input (CSR; CSC, COO and the
+other formats are converted to CSR, as scikit-learn does). Never densified.
+
+The Python tier of :mod:`fastdr._kernels.sparse_distances`: it validates the index arrays
+(numba does not bounds-check), puts every matrix in canonical form (int64 indices, sorted,
+duplicates summed) on a copy, resolves the metric and calls the kernels.
+
+The neighbour estimators reach it through small hooks in
+:class:`fastdr.neighbors._base.NeighborsBase`: a sparse ``X`` at ``fit`` stores a
+:class:`SparseIndex` and answers every later query here (a dense query is converted to CSR).
+Distances are handed back in the estimators' currency: the square of the reported distance
+(the reported distance itself for ``"sqeuclidean"``), so that their square root is the
+distance under every metric.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse
+
+from .._feature_names import check_feature_names
+from .._kernels import sparse_distances as kernels
+from .._parallel import parallel_section
+from .._validation import check_array, check_dense_allocation, check_n_features
+from .._validation import check_X_y as check_dense_X_y
+from . import _approximate
+
+__all__ = ["SPARSE_METRICS", "SparseIndex", "check_csr", "check_X_y", "fit", "issparse",
+           "kneighbors", "pairwise_distances", "query_points", "radius", "resolve_metric"]
+
+#: Metric names accepted with sparse input, and their kernel.
+SPARSE_METRICS = {
+    "euclidean": kernels.EUCLIDEAN, "l2": kernels.EUCLIDEAN,
+    "sqeuclidean": kernels.SQEUCLIDEAN, "cosine": kernels.COSINE,
+    "manhattan": kernels.MANHATTAN, "cityblock": kernels.MANHATTAN, "l1": kernels.MANHATTAN,
+    "chebyshev": kernels.CHEBYSHEV, "infinity": kernels.CHEBYSHEV,
+    "minkowski": kernels.MINKOWSKI,
+}
+_PRODUCT_KINDS = (kernels.EUCLIDEAN, kernels.SQEUCLIDEAN, kernels.COSINE)
+
+
+def issparse(X):
+    """True for a scipy sparse matrix or array."""
+    return scipy.sparse.issparse(X)
+
+
+def _check_compressed(indptr, indices, n_major, n_minor, name, what):
+    """Bounds of a compressed (CSR/CSC) structure, before scipy or a kernel reads it."""
+    remedy = ("Rebuild it, for example with scipy.sparse.csr_matrix((data, (rows, cols)), "
+              "shape=shape).")
+    indptr = np.asarray(indptr)
+    indices = np.asarray(indices)
+    if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
+        raise TypeError(f"{name} is not a valid sparse matrix: its indptr and indices must "
+                        f"be integers, got {indptr.dtype} and {indices.dtype}. {remedy}")
+    if indptr.ndim != 1 or indptr.shape[0] != n_major + 1:
+        raise ValueError(f"{name} is not a valid sparse matrix: indptr must have "
+                         f"{n_major + 1} entries, got shape {indptr.shape}. {remedy}")
+    if indptr[0] != 0 or (np.diff(indptr) < 0).any():
+        raise ValueError(f"{name} is not a valid sparse matrix: indptr must start at 0 and "
+                         f"be non-decreasing. {remedy}")
+    nnz = int(indptr[-1])
+    if indices.ndim != 1 or indices.shape[0] < nnz:
+        raise ValueError(f"{name} is not a valid sparse matrix: indptr ends at {nnz} but "
+                         f"indices has {indices.shape[0]} entries. {remedy}")
+    used = indices[:nnz]
+    if nnz and (used.min() < 0 or used.max() >= n_minor):
+        raise ValueError(f"{name} is not a valid sparse matrix: its {what} indices must lie "
+                         f"in [0, {n_minor}), got values in [{used.min()}, {used.max()}]. "
+                         f"{remedy}")
+    return nnz
+
+
+def _check_structure(X, name):
+    """Validate X's raw index arrays, then convert it to CSR."""
+    m, d = X.shape
+    fmt = X.format
+    if fmt == "csr":
+        nnz = _check_compressed(X.indptr, X.indices, m, d, name, "column")
+    elif fmt == "csc":
+        nnz = _check_compressed(X.indptr, X.indices, d, m, name, "row")
+    elif fmt == "bsr":
+        R, C = X.blocksize
+        nnz = _check_compressed(X.indptr, X.indices, m // R, d // C, name, "block column")
+    elif fmt == "coo":
+        rows, cols = (np.asarray(c) for c in X.coords)
+        nnz = rows.shape[0]
+        for arr, limit, what in ((rows, m, "row"), (cols, d, "column")):
+            if arr.dtype.kind not in "iu":
+                raise TypeError(f"{name} is not a valid sparse matrix: its {what} indices "
+                                f"must be integers, got {arr.dtype}.")
+            if nnz and (arr.min() < 0 or arr.max() >= limit):
+                raise ValueError(f"{name} is not a valid sparse matrix: its {what} indices "
+                                 f"must lie in [0, {limit}), got values in [{arr.min()}, "
+                                 f"{arr.max()}].")
+    else:
+        nnz = None
+    if nnz is not None and np.asarray(X.data).shape[0] < nnz:
+        raise ValueError(f"{name} is not a valid sparse matrix: it stores {nnz} indices but "
+                         f"only {np.asarray(X.data).shape[0]} values.")
+    return scipy.sparse.csr_matrix(X)
+
+
+def _is_canonical(csr):
+    """Column indices strictly increasing within every row (checked, not trusted)."""
+    indices, indptr = csr.indices, csr.indptr
+    if indices.shape[0] < 2:
+        return True
+    increasing = np.diff(indices) > 0
+    row_starts = indptr[1:-1]
+    row_starts = row_starts[(row_starts > 0) & (row_starts < indices.shape[0])]
+    increasing[row_starts - 1] = True  # the step into a new row may go down
+    return bool(increasing.all())
+
+
+def check_csr(X, name="X", *, dtype=None):
+    """Validate a sparse matrix and return it as canonical CSR (a copy where needed).
+
+    Parameters
+    ----------
+    X : scipy sparse matrix or array of shape (m, d)
+    name : str
+        How X is called in the messages.
+    dtype : numpy dtype or None
+        The float dtype wanted; None keeps float32/float64 and makes anything else float64.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        float32 or float64 data, all finite; int64 ``indices`` and ``indptr``; indices
+        sorted within each row, no duplicate entries, no surplus storage.
+    """
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D sparse matrix for {name}, got shape {X.shape}.")
+    m, d = X.shape
+    if m < 1:
+        raise ValueError(f"{name} has 0 sample(s) (shape {X.shape}), but at least 1 is "
+                         "required.")
+    if d < 1:
+        raise ValueError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                         "required. Pass data with at least 1 column(s).")
+    kind = np.dtype(X.dtype).kind
+    if kind == "c":
+        raise ValueError(f"Complex data not supported: {name} is complex (dtype {X.dtype}). "
+                         f"Pass {name}.real or abs({name}) as appropriate.")
+    if kind not in "fiub":
+        raise TypeError(f"{name} holds non-numeric values (dtype {X.dtype}); pass a sparse "
+                        "matrix of numbers.")
+    csr = _check_structure(X, name)
+    if dtype is None:
+        dtype = csr.dtype if csr.dtype in (np.float32, np.float64) else np.float64
+    nnz = int(csr.indptr[-1])
+    data = np.asarray(csr.data[:nnz], dtype=dtype)
+    if not np.isfinite(data).all():
+        raise ValueError(f"{name} contains NaN or infinity ({int(np.isnan(data).sum())} NaN, "
+                         f"{int(np.isinf(data).sum())} inf). Remove or impute those values "
+                         "first, for example with sklearn.impute.SimpleImputer.")
+    out = scipy.sparse.csr_matrix((data, csr.indices[:nnz], csr.indptr), shape=(m, d))
+    if not _is_canonical(out):
+        out = out.copy()  # never sort or sum the caller's arrays in place
+        out.sum_duplicates()  # also sorts the indices
+    # scipy may pick int32 indices on construction; the kernels get int64 (one compilation)
+    out.indices = np.asarray(out.indices, dtype=np.int64)
+    out.indptr = np.asarray(out.indptr, dtype=np.int64)
+    _check_magnitude(out, name)
+    return out
+
+
+def _check_magnitude(csr, name):
+    """Refuse values whose squared distances (or p-th powers) would overflow."""
+    if csr.nnz == 0:
+        return
+    largest = float(np.abs(csr.data).max())
+    limit = float(np.finfo(csr.dtype).max) / 16
+    if largest > 0 and np.log(largest) + 0.5 * np.log(max(csr.shape[1], 1)) > 0.5 * np.log(
+            limit):
+        raise ValueError(
+            f"{name} holds values too large to compute distances: the largest absolute value "
+            f"is {largest:.3g}, so squared distances between rows overflow {csr.dtype.name}. "
+            "Scale the data first, for example with sklearn.preprocessing.MaxAbsScaler.")
+
+
+def resolve_metric(metric, p=2, metric_params=None):
+    """A metric specification as ``(kind, p)`` for the sparse kernels.
+
+    ``"minkowski"`` takes ``p`` (or ``metric_params={"p": p}``, which wins, as in
+    scikit-learn); p=1, 2 and inf become manhattan, euclidean and chebyshev.
+    """
+    if not isinstance(metric, str) or metric not in SPARSE_METRICS:
+        raise ValueError(
+            f"Metric {metric!r} not valid for sparse input. fastdr takes sparse X with "
+            f"{', '.join(repr(m) for m in SPARSE_METRICS)}; for another metric convert X "
+            "with X.toarray().")
+    params = dict(metric_params or {})
+    kind = SPARSE_METRICS[metric]
+    if kind != kernels.MINKOWSKI:
+        if params:
+            raise ValueError(f"metric={metric!r} takes no metric_params with sparse input; "
+                             f"got {sorted(params)}.")
+        return kind, 2.0
+    p = params.pop("p", p)
+    if params:
+        raise ValueError(f"metric='minkowski' with sparse input takes only metric_params "
+                         f"{{'p': p}} (no weights 'w'); got {sorted(params)}.")
+    if p is None or isinstance(p, bool) or not np.isreal(p) or not p >= 1:
+        raise ValueError(f"p must be a real number >= 1 for the minkowski metric, got {p!r}.")
+    p = float(p)
+    if p == 1:
+        return kernels.MANHATTAN, 2.0
+    if p == 2:
+        return kernels.EUCLIDEAN, 2.0
+    if np.isinf(p):
+        return kernels.CHEBYSHEV, 2.0
+    return kernels.MINKOWSKI, p
+
+
+class SparseIndex:
+    """A validated CSR matrix of searched rows, with its row norms and metric."""
+
+    def __init__(self, csr, kind, p):
+        self.csr = csr
+        self.kind = kind
+        self.p = p
+        sq = kernels.row_sq_norms(csr.data, csr.indptr)
+        self.sq_norms = sq
+        with np.errstate(divide="ignore"):
+            self.inv_norms = np.where(sq > 0, 1.0 / np.sqrt(sq), 0.0)
+        self._transposed = None
+
+    def transposed(self):
+        """CSR arrays of the transpose (built once, on first use by the product kernel)."""
+        if self._transposed is None:
+            csc = self.csr.tocsc()
+            csc.sort_indices()
+            self._transposed = (csc.data, np.asarray(csc.indices, dtype=np.int64),
+                                np.asarray(csc.indptr, dtype=np.int64))
+        return self._transposed
+
+
+def _check_power(index, query):
+    """For a general p, refuse data whose p-th powers of differences overflow float64."""
+    if index.kind != kernels.MINKOWSKI:
+        return
+    largest = max(float(np.abs(m.data).max()) if m.nnz else 0.0 for m in (index.csr, query))
+    widest = index.csr.shape[1]
+    if largest > 0 and index.p * np.log(2 * largest) + np.log(2 * widest) > 700:
+        raise ValueError(
+            f"With p={index.p:g}, the p-th powers of differences up to {2 * largest:.3g} "
+            "overflow float64. Scale the data first (for example with "
+            "sklearn.preprocessing.MaxAbsScaler) or use a smaller p.")
+
+
+def fit(estimator, X):
+    """The sparse branch of a neighbours estimator's ``fit``: store a :class:`SparseIndex`.
+
+    Sets the attributes the dense fit sets (``n_features_in_``, ``n_samples_fit_``,
+    ``_fit_X``, ``_squared``, ``_algorithm``...). Trees and NN-descent do not take sparse
+    input: like scikit-learn, fastdr warns and uses brute force.
+    """
+    csr = check_csr(X)
+    kind, p = resolve_metric(estimator.metric, getattr(estimator, "p", 2),
+                             estimator.metric_params)
+    if estimator.algorithm not in ("auto", "brute"):
+        warnings.warn(f"cannot use tree with sparse input: using brute force (algorithm="
+                      f"{estimator.algorithm!r} was asked for). Pass algorithm='brute' to "
+                      "silence this warning.", UserWarning, stacklevel=4)
+    estimator.n_features_in_ = csr.shape[1]
+    estimator.n_samples_fit_ = csr.shape[0]
+    estimator._linear_map = None
+    estimator._squared = kind == kernels.SQEUCLIDEAN
+    estimator._fit_X = csr
+    estimator._algorithm = "brute"
+    estimator._tree = None
+    estimator._nnd = None
+    estimator._nnd_params = _approximate.check_params(getattr(estimator, "algorithm_params",
+                                                              None))
+    estimator._sparse_index = SparseIndex(csr, kind, p)
+    return csr
+
+
+def query_points(estimator, X, method):
+    """Validate the queries of a sparse-fitted estimator (sparse or dense) as CSR."""
+    if X is None:
+        return None
+    index = getattr(estimator, "_sparse_index", None)
+    if index is None:
+        raise ValueError(
+            f"X is sparse, but this {type(estimator).__name__} was fitted on dense data, "
+            "whose search does not work with sparse matrices. Pass X.toarray(), or fit on "
+            "sparse data.")
+    check_feature_names(estimator, X)
+    dtype = index.csr.dtype
+    if issparse(X):
+        Q = check_csr(X, dtype=dtype)
+    else:
+        Q = scipy.sparse.csr_matrix(check_array(X).astype(dtype, copy=False))
+        Q = check_csr(Q, dtype=dtype)
+    check_n_features(estimator, Q, method)
+    return Q
+
+
+def check_X_y(X, y, **kwargs):
+    """:func:`fastdr._validation.check_X_y`, with a sparse X validated by :func:`check_csr`."""
+    if not issparse(X):
+        return check_dense_X_y(X, y, **kwargs)
+    csr = check_csr(X)
+    _, y = check_dense_X_y(np.zeros((csr.shape[0], 1)), y, **kwargs)
+    return csr, y
+
+
+def _arrays(index, Q):
+    """Kernel arguments of the queries Q: (data, indices, indptr, inverse norms)."""
+    if Q is index.csr:
+        return Q.data, Q.indices, Q.indptr, index.inv_norms, index.sq_norms
+    sq = kernels.row_sq_norms(Q.data, Q.indptr)
+    with np.errstate(divide="ignore"):
+        inv = np.where(sq > 0, 1.0 / np.sqrt(sq), 0.0)
+    return Q.data, Q.indices, Q.indptr, inv, sq
+
+
+def _self_mode(index, Q, self_query):
+    """1: each query skips itself (X=None); 2: the queries are the training rows (key 0 to
+    themselves); 0: other queries."""
+    if self_query:
+        return 1
+    return 2 if Q is index.csr else 0
+
+
+def _query_block(m, threads):
+    return int(max(1, min(64, -(-m // (4 * threads)))))
+
+
+def _to_currency(index, key):
+    """Kernel keys to the estimators' currency (see the module docstring)."""
+    if index.kind in (kernels.EUCLIDEAN, kernels.SQEUCLIDEAN):
+        return key
+    dist = key ** (1.0 / index.p) if index.kind == kernels.MINKOWSKI else key
+    return dist * dist
+
+
+def kneighbors(index, Q, k, self_query, n_jobs):
+    """Exact k nearest training rows of each query row, ties by the smaller index.
+
+    Parameters
+    ----------
+    index : SparseIndex
+    Q : csr_matrix or None
+        Validated queries; None means the training rows, each skipping itself.
+    k : int
+    self_query : bool
+    n_jobs : int or None
+
+    Returns
+    -------
+    currency : (m, k) float64
+        Squared reported distances (the distances themselves for sqeuclidean).
+    indices : (m, k) int64
+    """
+    Q = index.csr if Q is None else Q
+    _check_power(index, Q)
+    qd, qi, qp, q_inv, q_sq = _arrays(index, Q)
+    T = index.csr
+    m, n = Q.shape[0], T.shape[0]
+    mode = _self_mode(index, Q, self_query)
+    n_avail = n - (1 if self_query else 0)
+    if not 1 <= k <= n_avail:  # the kernels would read heap sentinels as row indices
+        raise ValueError(f"n_neighbors={k} must lie in [1, {n_avail}]: there are {n} "
+                         f"training rows{', each query skipping itself' if self_query else ''}."
+                         " Use fewer neighbours or fit on more rows.")
+    out_key = np.empty((m, k), dtype=np.float64)
+    out_i = np.empty((m, k), dtype=np.int64)
+    with parallel_section(n_jobs) as threads:
+        block = _query_block(m, threads)
+        if index.kind in _PRODUCT_KINDS:
+            extra = 0 if index.kind == kernels.COSINE else max(k, 8)
+            cd, ci, cp = index.transposed()
+            kernels.knn_product(index.kind, qd, qi, qp, q_sq, q_inv, T.data, T.indices,
+                                T.indptr, index.sq_norms, index.inv_norms, cd, ci, cp, k,
+                                min(n_avail, k + extra), mode, 0, block, out_key, out_i)
+        else:
+            kernels.knn_merge(index.kind, index.p, qd, qi, qp, q_inv, T.data, T.indices,
+                              T.indptr, index.inv_norms, k, mode, 0, block, out_key, out_i)
+    return _to_currency(index, out_key), out_i
+
+
+def radius(index, Q, radius_value, self_query, n_jobs):
+    """Every training row at distance <= ``radius_value`` of each query row, as CSR arrays
+    (indices ascending in each row): ``(indptr, indices, currency)``."""
+    Q = index.csr if Q is None else Q
+    _check_power(index, Q)
+    qd, qi, qp, q_inv, _ = _arrays(index, Q)
+    T = index.csr
+    mode = _self_mode(index, Q, self_query)
+    r = float(radius_value)
+    args = (index.kind, index.p, qd, qi, qp, q_inv, T.data, T.indices, T.indptr,
+            index.inv_norms, r, mode, 0)
+    with parallel_section(n_jobs):
+        counts = kernels.radius_count(*args)
+        indptr = np.zeros(Q.shape[0] + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        dist = np.empty(indptr[-1], dtype=np.float64)
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        kernels.radius_fill(*args, indptr, dist, indices)
+    return indptr, indices, dist if index.kind == kernels.SQEUCLIDEAN else dist * dist
+
+
+def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_jobs=None,
+                       p=2):
+    """Dense distances between the rows of X and Y (or X) when either is sparse.
+
+    The sparse branch of :func:`fastdr.pairwise_distances` (a dense operand is converted to
+    CSR). Returns an (m, n) ndarray in X's dtype; the diagonal is exactly 0 when Y is None.
+    Time O(m nnz(Y) + n nnz(X)) by merges; no memory besides the result.
+    """
+    kind, p = resolve_metric(metric, p, metric_params)
+    Xc = check_csr(X if issparse(X) else scipy.sparse.csr_matrix(check_array(X)))
+    if Y is None:
+        Yc = Xc
+    else:
+        Yc = check_csr(Y if issparse(Y) else scipy.sparse.csr_matrix(check_array(Y, name="Y")),
+                       "Y", dtype=Xc.dtype)
+        if Yc.shape[1] != Xc.shape[1]:
+            raise ValueError(f"X and Y must have the same number of features; got "
+                             f"{Xc.shape[1]} and {Yc.shape[1]}.")
+    index = SparseIndex(Yc, kind, p)
+    _check_power(index, Xc)
+    m, n = Xc.shape[0], Yc.shape[0]
+    check_dense_allocation((m, n), Xc.dtype, what=f"The {m} x {n} distance matrix",
+                           alternative="Use float32 input, fewer rows, or "
+                           "fastdr.NearestNeighbors for k-NN queries that never build it.")
+    qd, qi, qp, q_inv, _ = _arrays(index, Xc)
+    out = np.empty((m, n), dtype=Xc.dtype)
+    with parallel_section(n_jobs):
+        kernels.pairwise_merge(kind, p, qd, qi, qp, q_inv, Yc.data, Yc.indices, Yc.indptr,
+                               index.inv_norms, 2 if Y is None else 0, 0, out)
+    return out
