@@ -179,9 +179,14 @@ def test_function_equals_sklearns_function(method):
     assert reference.procrustes_disparity(Y, Y_sk) < 1e-6
     np.testing.assert_allclose(err, err_sk, rtol=1e-6)
     # a fitted NearestNeighbors stands for its training points, as in scikit-learn
-    Y_nn, _ = locally_linear_embedding(NearestNeighbors().fit(X), n_neighbors=10,
-                                       n_components=2, method=method, eigen_solver="dense")
-    np.testing.assert_array_equal(Y_nn, Y)
+    from sklearn.neighbors import NearestNeighbors as SkNN
+
+    for nbrs in (NearestNeighbors().fit(X), SkNN().fit(X)):
+        Y_nn, _ = locally_linear_embedding(nbrs, n_neighbors=10, n_components=2,
+                                           method=method, eigen_solver="dense")
+        np.testing.assert_array_equal(Y_nn, Y)
+    with pytest.raises(fastdr.NotFittedError, match="not fitted yet"):
+        locally_linear_embedding(NearestNeighbors(), n_neighbors=10, n_components=2)
 
 
 # --------------------------------------------------------------------------- API and errors

@@ -342,7 +342,8 @@ def locally_linear_embedding(X, *, n_neighbors, n_components, reg=1e-3, eigen_so
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features), or a fitted NearestNeighbors
-        The points to embed (a fitted :class:`fastdr.NearestNeighbors`: its training points).
+        The points to embed (a fitted :class:`fastdr.NearestNeighbors`, or scikit-learn's:
+        its training points).
     n_neighbors : int
         Neighbours per point, found by index (a duplicate of a point is a neighbour, the point
         itself is not). Must be smaller than the number of samples.
@@ -375,8 +376,8 @@ def locally_linear_embedding(X, *, n_neighbors, n_components, reg=1e-3, eigen_so
     reconstruction_error : float
         ``trace(Y^T M Y)`` of the embedding Y.
     """
-    if isinstance(X, NearestNeighbors):
-        check_is_fitted(X, "_fit_X")
+    if isinstance(X, NearestNeighbors) or (hasattr(X, "kneighbors") and hasattr(X, "fit")):
+        check_is_fitted(X, "_fit_X")  # fastdr's or scikit-learn's NearestNeighbors
         X = X._fit_X
     est = LocallyLinearEmbedding(
         n_neighbors=n_neighbors, n_components=n_components, reg=reg, eigen_solver=eigen_solver,
