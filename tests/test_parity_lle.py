@@ -251,3 +251,23 @@ def test_bad_method_is_rejected():
     with pytest.raises(ValueError, match="The 'method' parameter of LocallyLinearEmbedding "
                                          "must be a str among"):
         LocallyLinearEmbedding(method="laplacian").fit(X)
+
+
+def test_null_space_size_and_tail_ratio_follow_sklearns_formulas(rng):
+    # scikit-learn: rho = sum(evals[p:]) / sum(evals[:p]) and s_i = searchsorted of eta in
+    # the reversed tail-to-head ratios, plus the k - n_kept exact null directions
+    for k, n_kept in ((10, 3), (8, 8), (6, 4)):
+        for _ in range(20):
+            values = np.sort(rng.exponential(size=k))
+            values[:k - n_kept] = 0.0
+            desc = values[::-1][:n_kept]
+            rho = desc[2:].sum() / desc[:2].sum()
+            assert np.isclose(lle_methods.tail_ratio(values, n_kept, 2), rho, rtol=1e-12)
+            eta = rng.uniform(0.0, 2.0)
+            cumulative = np.cumsum(desc)
+            ratios = cumulative[-1] / cumulative[:-1] - 1
+            want = np.searchsorted(ratios[::-1], eta) + k - n_kept
+            assert lle_methods.null_space_size(values, n_kept, eta) == max(want, 1)
+    # no split below eta and no exact null: scikit-learn would take 0 vectors (NaN weights);
+    # fastdr keeps the bottom one
+    assert lle_methods.null_space_size(np.array([1.0, 2.0, 3.0]), 3, 0.0) == 1
