@@ -100,6 +100,10 @@ SINGLE_FEATURE_ERRORS = {
                      "min(n_samples, n_features) = 1 components on this input."),
     "NeighborhoodComponentsAnalysis": re.escape("`n_components` (2) cannot be greater than the "
                                                 "given data dimensionality (1)!"),
+    # scikit-learn's LLE refuses n_components > n_features too (issue 15 parity)
+    "LocallyLinearEmbedding": re.escape("output dimension must be less than or equal to "
+                                        "input dimension: n_components=2, but X has 1 "
+                                        "features. Use n_components <= 1."),
 }
 
 

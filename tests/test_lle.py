@@ -298,10 +298,20 @@ def test_too_few_points_for_n_neighbors():
         LocallyLinearEmbedding(n_neighbors=5, n_components=2).fit(X[:1])
 
 
-def test_n_components_must_be_below_n_neighbors():
-    X = np.random.default_rng(0).standard_normal((30, 3))
-    with pytest.raises(ValueError, match="n_components=5 must be smaller than n_neighbors=5"):
-        LocallyLinearEmbedding(n_neighbors=5, n_components=5).fit(X)
+def test_n_components_may_reach_n_neighbors_as_in_sklearn():
+    # scikit-learn's standard method accepts n_components >= n_neighbors (fastdr refused it
+    # before); only n_components <= n_features is required
+    from sklearn.manifold import LocallyLinearEmbedding as SkLLE
+
+    X = np.random.default_rng(0).standard_normal((40, 4))
+    SkLLE(n_neighbors=3, n_components=3, eigen_solver="dense").fit(X)
+    Y = LocallyLinearEmbedding(n_neighbors=3, n_components=3,
+                               eigen_solver="dense").fit_transform(X)
+    assert Y.shape == (40, 3) and np.isfinite(Y).all()
+    with pytest.raises(ValueError, match="output dimension must be less than or equal to "
+                                         "input dimension: n_components=5, but X has 4 "
+                                         "features. Use n_components <= 4."):
+        LocallyLinearEmbedding(n_neighbors=6, n_components=5).fit(X)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
@@ -341,6 +351,12 @@ def test_transform_checks_fitted_and_feature_count():
     ({"max_iter": 0}, ValueError, _invalid('max_iter',
                                            'an int in the range [1, inf) or None',
                                            '0')),
+    ({"method": "lle"}, ValueError, _invalid('method', "a str among {'standard', 'hessian', "
+                                                       "'modified', 'ltsa'}", "'lle'")),
+    ({"hessian_tol": -1e-4}, ValueError, _invalid('hessian_tol',
+                                                  'a float in the range [0, inf)', '-0.0001')),
+    ({"modified_tol": -1.0}, ValueError, _invalid('modified_tol',
+                                                  'a float in the range [0, inf)', '-1.0')),
     ({"random_state": "seed"}, ValueError, _invalid('random_state',
                                                     'an int, a numpy RandomState '
                                                     'or Generator, or None',

@@ -1,5 +1,6 @@
 """Locally linear embedding (Roweis & Saul, 2000): neighbours -> weights -> sparse M -> bottom
-eigenvectors.
+eigenvectors; the modified, Hessian and LTSA variants build their M from per-point blocks
+(:mod:`fastdr.manifold._lle_methods`).
 
 Each point is written as an affine combination of its k nearest neighbours (the barycentric
 weights W, rows summing to 1, found by one regularised k x k solve per point); the embedding
@@ -25,6 +26,7 @@ from .._progress import StageLog
 from .._validation import check_array, check_is_fitted, check_query
 from ..neighbors import NearestNeighbors
 from ..neighbors._search import NEIGHBORS_ALGORITHMS, from_sklearn_name
+from ._lle_methods import METHODS, hessian_min_neighbors, method_matrix
 
 EIGEN_SOLVERS = ("auto", "arpack", "dense")
 _WHAT = "The LLE matrix M = (I - W)^T (I - W)"
@@ -95,7 +97,12 @@ def lle_matrix(weights, indices, n_jobs):
 
 
 class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
-    """Locally linear embedding (standard method) with numba kernels.
+    """Locally linear embedding (standard, modified, Hessian and LTSA) with numba kernels.
+
+    A drop-in for scikit-learn's ``LocallyLinearEmbedding``: the same parameters, defaults
+    and fitted attributes. Where scikit-learn builds the matrix M of the modified, Hessian
+    and LTSA methods densely (m x m) in a Python loop over the points, fastdr computes each
+    point's block in a parallel kernel and assembles M as a sparse matrix (memory O(m k^2)).
 
     Parameters
     ----------
@@ -103,7 +110,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         Neighbours per point, found by index (a duplicate of a point is a neighbour, the point
         itself is not). Must be smaller than the number of samples.
     n_components : int, default=2
-        Embedding dimension; must be smaller than ``n_neighbors``.
+        Embedding dimension; at most the number of features.
     reg : float, default=1e-3
         Regularisation of each local Gram matrix C: ``reg * trace(C)`` is added to its
         diagonal (``reg`` itself when the trace is 0, i.e. all neighbours coincide with the
@@ -117,8 +124,20 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         small m).
     tol : float, default=1e-6
         ARPACK convergence tolerance.
-    max_iter : int or None, default=None
-        ARPACK iteration cap (None: ARPACK's default).
+    max_iter : int or None, default=100
+        ARPACK iteration cap (None, a fastdr extra: ARPACK's default).
+    method : {"standard", "hessian", "modified", "ltsa"}, default="standard"
+        ``"standard"``: barycentric weights (Roweis & Saul). ``"hessian"``: Hessian
+        eigenmaps (Donoho & Grimes); needs ``n_neighbors > n_components * (n_components + 3)
+        / 2``. ``"modified"``: multiple weights per point (Zhang & Wang); needs
+        ``n_neighbors >= n_components``. ``"ltsa"``: local tangent space alignment (Zhang &
+        Zha); needs ``n_neighbors >= n_components``. The matrix M is the one scikit-learn
+        builds, to round-off.
+    hessian_tol : float, default=1e-4
+        ``method="hessian"`` only: a column of a point's Hessian estimator whose sum is below
+        this in magnitude is not rescaled.
+    modified_tol : float, default=1e-12
+        ``method="modified"`` only: a Householder step shorter than this is skipped.
     neighbors_algorithm : {"auto", "brute", "kd_tree", "ball_tree", "nndescent"}, default="auto"
         The :class:`fastdr.NearestNeighbors` algorithm of the neighbours of ``fit`` and
         :meth:`transform`. ``"ball_tree"`` (scikit-learn's name) is an alias of the exact
@@ -142,14 +161,19 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
     reconstruction_error_ : float
         Sum of the eigenvalues of the kept eigenvectors, ``trace(Y^T M Y)``.
     n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen by ``fit``; only when X has string column names.
     nbrs_ : NearestNeighbors
         The fitted neighbour search over the training points (used by :meth:`transform`).
 
     Notes
     -----
-    Time: exact k-NN, then O(m (k^2 d + k^3)) for the weights, O(m k^2) for M, then one
-    sparse LU and a few dozen triangular solves (ARPACK) or O(m^3) dense. Memory O(m k^2)
-    beyond the factorisation. The output does not depend on ``n_jobs``.
+    Time: exact k-NN, then O(m (k^2 d + k^3)) for the weights or local blocks, O(m k^2) for M,
+    then one sparse LU and a few dozen triangular solves (ARPACK) or O(m^3) dense. Memory
+    O(m k^2) beyond the factorisation. The output does not depend on ``n_jobs``.
+    :meth:`transform` uses barycentric weights whatever the method, as scikit-learn does.
+    Unlike scikit-learn, a duplicate of a point counts as its neighbour (the point itself
+    never does). Sparse X is refused, as scikit-learn refuses it.
 
     Examples
     --------
@@ -163,7 +187,8 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, *, n_neighbors=5, n_components=2, reg=1e-3, eigen_solver="auto",
-                 tol=1e-6, max_iter=None, neighbors_algorithm="auto", random_state=None,
+                 tol=1e-6, max_iter=100, method="standard", hessian_tol=1e-4,
+                 modified_tol=1e-12, neighbors_algorithm="auto", random_state=None,
                  n_jobs=None, verbose=0):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
@@ -171,6 +196,9 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         self.eigen_solver = eigen_solver
         self.tol = tol
         self.max_iter = max_iter
+        self.method = method
+        self.hessian_tol = hessian_tol
+        self.modified_tol = modified_tol
         self.neighbors_algorithm = neighbors_algorithm
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -183,6 +211,9 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         "eigen_solver": [StrOptions(EIGEN_SOLVERS)],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "method": [StrOptions(METHODS)],
+        "hessian_tol": [Interval(Real, 0, None, closed="left")],
+        "modified_tol": [Interval(Real, 0, None, closed="left")],
         "neighbors_algorithm": [StrOptions(NEIGHBORS_ALGORITHMS)],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS,
@@ -191,13 +222,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
 
     def _check_params(self):
         validate_params(self)
-        if self.n_components >= self.n_neighbors:
-            raise ValueError(
-                f"n_components={self.n_components} must be smaller than "
-                f"n_neighbors={self.n_neighbors}: the local weights of a point span at most "
-                f"n_neighbors - 1 directions. Use n_neighbors >= {self.n_components + 1} or "
-                "fewer components."
-            )
+        _check_method_neighbors(self.method, self.n_neighbors, self.n_components)
 
     def fit(self, X, y=None):
         """Compute the embedding of X.
@@ -215,15 +240,22 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         self._check_params()
         record_feature_names(self, X)
         X = check_array(X)
-        m = X.shape[0]
+        m, d = X.shape
         k = self.n_neighbors
         if k >= m:
             fix = (f"Use n_neighbors <= {m - 1} or pass more samples."
                    if m - 1 > self.n_components else
                    f"Pass at least {self.n_components + 2} samples.")
             raise ValueError(
+                f"Expected n_neighbors < n_samples, but n_samples = {m}, n_neighbors = {k}: "
                 f"n_neighbors={k} must be smaller than the number of samples, n_samples={m}, "
                 f"because each point is reconstructed from other points. {fix}"
+            )
+        if self.n_components > d:
+            raise ValueError(
+                "output dimension must be less than or equal to input dimension: "
+                f"n_components={self.n_components}, but X has {d} features. Use "
+                f"n_components <= {d}."
             )
         n_pairs = self.n_components + 1
         # resolve the solver and check its memory before the neighbours and weights
@@ -236,10 +268,15 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         indices = nbrs.kneighbors(return_distance=False)
         _warn_if_disconnected(indices)
         log.done(f"neighbours (k={k})")
-        weights, n_retried = barycenter_weights(X, X, indices, self.reg, self.n_jobs)
-        _warn_if_retried(n_retried, m, self.reg)
-        log.done("barycentre weights")
-        M = lle_matrix(weights, indices, self.n_jobs)
+        if self.method == "standard":
+            weights, n_retried = barycenter_weights(X, X, indices, self.reg, self.n_jobs)
+            _warn_if_retried(n_retried, m, self.reg)
+            log.done("barycentre weights")
+            M = lle_matrix(weights, indices, self.n_jobs)
+        else:
+            M = method_matrix(self.method, X, indices, self.n_components,
+                              hessian_tol=self.hessian_tol, modified_tol=self.modified_tol,
+                              n_jobs=self.n_jobs)
         log.done("matrix M")
 
         values, vectors = spectral_pairs(
@@ -295,31 +332,39 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
 
 
 def locally_linear_embedding(X, *, n_neighbors, n_components, reg=1e-3, eigen_solver="auto",
-                             tol=1e-6, max_iter=None, random_state=None, n_jobs=None):
-    """Locally linear embedding of X (standard method).
+                             tol=1e-6, max_iter=100, method="standard", hessian_tol=1e-4,
+                             modified_tol=1e-12, random_state=None, n_jobs=None):
+    """Locally linear embedding of X (standard, modified, Hessian or LTSA).
 
     Fits a :class:`LocallyLinearEmbedding` with these parameters (its docstring has the
     details) and returns its ``embedding_`` and ``reconstruction_error_``.
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The points to embed.
+    X : array-like of shape (n_samples, n_features), or a fitted NearestNeighbors
+        The points to embed (a fitted :class:`fastdr.NearestNeighbors`, or scikit-learn's:
+        its training points).
     n_neighbors : int
         Neighbours per point, found by index (a duplicate of a point is a neighbour, the point
         itself is not). Must be smaller than the number of samples.
     n_components : int
-        Embedding dimension; must be smaller than ``n_neighbors``.
+        Embedding dimension; at most the number of features.
     reg : float, default=1e-3
-        Regularisation of each local Gram matrix C: ``reg * trace(C)`` is added to its
-        diagonal (``reg`` itself when the trace is 0).
+        Regularisation of each local Gram matrix C (standard method): ``reg * trace(C)`` is
+        added to its diagonal (``reg`` itself when the trace is 0).
     eigen_solver : {"auto", "arpack", "dense"}, default="auto"
         ``"dense"``: LAPACK on the dense m x m matrix M; ``"arpack"``: shift-invert Lanczos
         around 0 on the sparse M; ``"auto"`` picks dense only for very small m.
     tol : float, default=1e-6
         ARPACK convergence tolerance.
-    max_iter : int or None, default=None
-        ARPACK iteration cap (None: ARPACK's default).
+    max_iter : int or None, default=100
+        ARPACK iteration cap.
+    method : {"standard", "hessian", "modified", "ltsa"}, default="standard"
+        See :class:`LocallyLinearEmbedding`.
+    hessian_tol : float, default=1e-4
+        Tolerance of the Hessian method.
+    modified_tol : float, default=1e-12
+        Tolerance of the modified method.
     random_state : int, RandomState or None, default=None
         Seeds ARPACK's starting vector.
     n_jobs : int or None, default=None
@@ -329,11 +374,34 @@ def locally_linear_embedding(X, *, n_neighbors, n_components, reg=1e-3, eigen_so
     -------
     embedding : ndarray of shape (n_samples, n_components)
     reconstruction_error : float
+        ``trace(Y^T M Y)`` of the embedding Y.
     """
+    if isinstance(X, NearestNeighbors) or (hasattr(X, "kneighbors") and hasattr(X, "fit")):
+        check_is_fitted(X, "_fit_X")  # fastdr's or scikit-learn's NearestNeighbors
+        X = X._fit_X
     est = LocallyLinearEmbedding(
         n_neighbors=n_neighbors, n_components=n_components, reg=reg, eigen_solver=eigen_solver,
-        tol=tol, max_iter=max_iter, random_state=random_state, n_jobs=n_jobs).fit(X)
+        tol=tol, max_iter=max_iter, method=method, hessian_tol=hessian_tol,
+        modified_tol=modified_tol, random_state=random_state, n_jobs=n_jobs).fit(X)
     return est.embedding_, est.reconstruction_error_
+
+
+def _check_method_neighbors(method, n_neighbors, n_components):
+    """Raise a ValueError for an ``n_neighbors`` too small for the method (sklearn's phrases)."""
+    if method == "hessian" and n_neighbors < hessian_min_neighbors(n_components):
+        raise ValueError(
+            "for method='hessian', n_neighbors must be greater than "
+            f"[n_components * (n_components + 3) / 2]; got n_neighbors={n_neighbors} with "
+            f"n_components={n_components}. Use n_neighbors >= "
+            f"{hessian_min_neighbors(n_components)} (or fewer components, or another method)."
+        )
+    if method in ("modified", "ltsa") and n_neighbors < n_components:
+        lead = ("modified LLE requires n_neighbors >= n_components" if method == "modified"
+                else "LTSA requires n_neighbors >= n_components")
+        raise ValueError(
+            f"{lead}; got n_neighbors={n_neighbors} with n_components={n_components}. Use "
+            f"n_neighbors >= {n_components} (or fewer components)."
+        )
 
 
 def _warn_if_disconnected(indices):
