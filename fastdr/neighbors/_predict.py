@@ -142,9 +142,9 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         As in :class:`NearestNeighbors`. With ``"precomputed"``, ``fit`` takes the (n, n)
         training distances and ``predict`` the (n_queries, n) query distances.
     metric_params : dict or None
+    n_jobs : int or None
     algorithm_params : dict or None, default=None
         Settings of ``algorithm="nndescent"``, as in :class:`NearestNeighbors`.
-    n_jobs : int or None
     verbose : int, default=0
         1 or more prints one line per stage (k-NN search, vote) with its time and, for
         searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
@@ -231,9 +231,9 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         As in :class:`NearestNeighbors`. With ``"precomputed"``, ``fit`` takes the (n, n)
         training distances and ``predict`` the (n_queries, n) query distances.
     metric_params : dict or None
+    n_jobs : int or None
     algorithm_params : dict or None, default=None
         Settings of ``algorithm="nndescent"``, as in :class:`NearestNeighbors`.
-    n_jobs : int or None
     verbose : int, default=0
         1 or more prints one line per stage (k-NN search, weighted mean) with its time and, for
         searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr

@@ -51,6 +51,8 @@ class NearestNeighbors(NeighborsBase):
     metric_params : dict or None
         Extra metric arguments (``"p"`` overrides ``p`` with a ``SyntaxWarning``; ``"w"``
         weights the Minkowski terms).
+    n_jobs : int or None
+        Threads for this call only; None means all cores.
     algorithm_params : dict or None, default=None
         Settings of ``algorithm="nndescent"`` (ignored by the exact algorithms; unknown keys
         are an error): ``n_trees``, ``n_iters``, ``max_candidates``, ``leaf_size`` (None or
@@ -60,8 +62,6 @@ class NearestNeighbors(NeighborsBase):
         ``random_state`` (default 0, so that fits repeat; None draws a fresh seed). The
         graph is the same for any ``n_jobs``. For recall near 0.99 on hard data use
         ``{"n_trees": 12, "max_candidates": 40}``. A fastdr extra.
-    n_jobs : int or None
-        Threads for this call only; None means all cores.
     verbose : int, default=0
         1 or more prints one line per stage (fit, k-NN search, radius search) with its time and, for
         searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
@@ -257,9 +257,11 @@ def kneighbors_graph(X, n_neighbors, *, mode="connectivity", metric="minkowski",
     X : array-like of shape (m, d)
     n_neighbors : int
     mode : {"connectivity", "distance"}
+    metric, p, metric_params
+        As in :class:`NearestNeighbors`.
     include_self : bool, default=False
         Count each point as its own first neighbour (distance 0).
-    metric, p, metric_params, n_jobs, algorithm, algorithm_params
+    n_jobs, algorithm, algorithm_params
         As in :class:`NearestNeighbors`.
 
     Returns
@@ -301,8 +303,10 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", metric="minkowski"
     X : array-like of shape (m, d)
     radius : float
     mode : {"connectivity", "distance"}
+    metric, p, metric_params
+        As in :class:`NearestNeighbors`.
     include_self : bool, default=False
-    metric, p, metric_params, n_jobs, algorithm
+    n_jobs, algorithm
         As in :class:`NearestNeighbors`.
 
     Returns
