@@ -316,3 +316,22 @@ def test_classical_mds_metric_equals_precomputed_and_sklearn(metric, params):
     np.testing.assert_allclose(ours.eigenvalues_, theirs.eigenvalues_, rtol=1e-8)
     # transform of the training points in the same metric returns their embedding
     np.testing.assert_allclose(ours.transform(X[:5]), ours.embedding_[:5], atol=1e-8)
+
+
+def test_numba_jitted_callable_equals_the_named_metric():
+    import numba
+
+    @numba.njit
+    def manhattan(a, b):
+        acc = 0.0
+        for f in range(a.shape[0]):
+            acc += abs(a[f] - b[f])
+        return acc
+
+    X = X_FIT[:120]
+    d_jit, i_jit = NearestNeighbors(n_neighbors=4, metric=manhattan).fit(X).kneighbors()
+    d_named, i_named = NearestNeighbors(n_neighbors=4, metric="manhattan").fit(X).kneighbors()
+    np.testing.assert_array_equal(i_jit, i_named)
+    np.testing.assert_allclose(d_jit, d_named, **TOL)
+    np.testing.assert_allclose(fastdr.pairwise_distances(X[:7], X, manhattan),
+                               fastdr.pairwise_distances(X[:7], X, "manhattan"), **TOL)

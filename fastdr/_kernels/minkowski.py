@@ -210,3 +210,13 @@ def radius_rows(D, radius, self_offset, indptr, out_d, out_i, fill):
                 pos += 1
         if not fill:
             indptr[i + 1] = pos
+
+
+@njit(cache=False, parallel=True)
+def pairwise_jitted(Q, T, func, out):
+    """Fill ``out`` (m, n) with ``func(q, t)`` for a numba-jitted metric ``func``; compiled
+    once per function (not cached: the function is the user's). O(m n) calls."""
+    m, n = Q.shape[0], T.shape[0]
+    for i in prange(m):
+        for j in range(n):
+            out[i, j] = func(Q[i], T[j])

@@ -7,13 +7,16 @@ Routes (see :class:`fastdr._metric.Metric`):
 * ``"precomputed"``: heap selection over the rows of the given distance matrix;
 * ``"callable"``: the user's function called once per pair from Python (the slow path: about
   a microsecond or more per pair, O(m n) memory for the distance block), then the same
-  selection as ``"precomputed"``.
+  selection as ``"precomputed"``. A numba-jitted function (``@numba.njit``) without
+  ``metric_params`` is instead called from a parallel kernel compiled for it (compiled on
+  first use, not cached).
 
 Everything returns *reduced* values in float64 (``Metric.reported`` converts them).
 """
 
 import numba
 import numpy as np
+from numba.core.registry import CPUDispatcher
 
 from .._norm_trick import target_block
 from .._parallel import parallel_section
@@ -46,6 +49,9 @@ def callable_matrix(metric, Q, T):
     check_dense_allocation((m, n), np.float64, what=f"The {m} x {n} distance block of the "
                            "callable metric", alternative="Query fewer points at a time.")
     out = np.empty((m, n), dtype=np.float64)
+    if isinstance(metric.func, CPUDispatcher) and not metric.params:
+        _kernels().pairwise_jitted(Q, T, metric.func, out)
+        return out
     for i in range(m):
         for j in range(n):
             out[i, j] = metric.func(Q[i], T[j], **metric.params)
@@ -84,8 +90,8 @@ def knn(metric, T, Q, k, *, self_query, n_jobs):
     offset = 0 if self_query else -1
     kernels = _kernels()
     if metric.route in ("precomputed", "callable"):
-        D = _dense_rows(metric, T, Q)
         with parallel_section(n_jobs):
+            D = _dense_rows(metric, T, Q)
             kernels.knn_rows(D, k, offset, out_d, out_i)
         return out_d, out_i
     with parallel_section(n_jobs):
@@ -105,8 +111,8 @@ def radius(metric, T, Q, reduced_radius, *, self_query, n_jobs):
     empty_d = np.empty(0, dtype=np.float64)
     empty_i = np.empty(0, dtype=np.int64)
     if metric.route in ("precomputed", "callable"):
-        D = _dense_rows(metric, T, Q)
         with parallel_section(n_jobs):
+            D = _dense_rows(metric, T, Q)
             kernels.radius_rows(D, reduced_radius, offset, indptr, empty_d, empty_i, False)
             np.cumsum(indptr[1:], out=indptr[1:])
             out_d = np.empty(indptr[-1], dtype=np.float64)
@@ -130,7 +136,8 @@ def pairwise(metric, Q, T, *, n_jobs):
     """(m, n) reduced distances between transformed rows (minkowski and cosine routes) or
     the callable's distances."""
     if metric.route == "callable":
-        return callable_matrix(metric, Q, T)
+        with parallel_section(n_jobs):
+            return callable_matrix(metric, Q, T)
     m = Q.shape[0]
     out = np.empty((m, T.shape[0]), dtype=np.float64)
     with parallel_section(n_jobs):
