@@ -59,8 +59,8 @@ def minkowski_row(q, t_block, n_valid, kind, p, acc):
             qf = np.float64(q[f])
             for c in range(n_valid):
                 diff = abs(qf - np.float64(t_block[f, c]))
-                if diff > acc[c]:
-                    acc[c] = diff
+                prev = acc[c]
+                acc[c] = diff if diff > prev else prev  # a select: vectorises
     else:
         for f in range(d):
             qf = np.float64(q[f])
