@@ -6,25 +6,38 @@ import scipy.sparse
 from ._config import GEMM_MIN_DIM, PAIRWISE_QUERY_BLOCK
 from ._distance_checks import check_distance_magnitude
 from ._kernels import distances as dist_kernels
-from ._metric import apply_linear_map, resolve_metric
+from ._metric import resolve_neighbors_metric
 from ._norm_trick import norm_trick_setup, target_block
 from ._parallel import parallel_section
 from ._validation import check_array, check_dense_allocation
 
 
-def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_jobs=None):
+def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all_finite=True,
+                       metric_params=None, **kwds):
     """Distances between the rows of X and the rows of Y (or of X).
 
     Parameters
     ----------
-    X : array-like of shape (m, d)
+    X : array-like of shape (m, d), or (m, n) distances with ``metric="precomputed"``
     Y : array-like of shape (n, d) or None
-        None means X itself; the diagonal is then exactly 0.
-    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
-    metric_params : dict or None
-        ``{"M": M}`` or ``{"VI": VI}`` for ``"mahalanobis"``.
+        None means X itself; the diagonal is then exactly 0 (except for a callable, which
+        is called on each pair).
+    metric : str, callable or fitted metric learner, default="euclidean"
+        ``"euclidean"``/``"l2"``, ``"sqeuclidean"``, ``"minkowski"`` (``p=``, ``w=``),
+        ``"manhattan"``/``"cityblock"``/``"l1"``, ``"chebyshev"``/``"infinity"``,
+        ``"cosine"`` (a zero row is at distance 1, as in scikit-learn),
+        ``"mahalanobis"`` (``VI=``, ``V=`` or ``M=``), ``"precomputed"`` (X is returned,
+        checked), a callable ``f(x, y, **kwds) -> float`` (called once per pair in Python:
+        the slow path) or a fitted metric learner.
     n_jobs : int or None
         Threads for this call only.
+    ensure_all_finite : bool, default=True
+        Accepted for scikit-learn compatibility; fastdr's kernels always require finite
+        input (NaN has no distance), so False is refused.
+    metric_params : dict or None
+        The metric's parameters as one dict (a fastdr extra); ``**kwds`` are added to it.
+    **kwds
+        The metric's parameters, as scikit-learn passes them (``p=3``, ``VI=...``).
 
     Returns
     -------
@@ -41,10 +54,16 @@ def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_j
     Time O(m n d): for d >= 16 the cross term runs as blocked GEMM on centred data; values
     that may have cancelled are recomputed exactly. Extra memory is O(d (m + n)).
     """
+    if not ensure_all_finite:
+        raise ValueError("ensure_all_finite=False is not supported: fastdr's distance kernels "
+                         "need finite input. Impute or drop the NaN/inf entries first.")
+    params = {**(metric_params or {}), **kwds}
     if scipy.sparse.issparse(X) or scipy.sparse.issparse(Y):  # sparse hook (issue 15)
         from .neighbors._sparse_search import pairwise_distances as sparse_pairwise
-        return sparse_pairwise(X, Y, metric=metric, metric_params=metric_params,
+        return sparse_pairwise(X, Y, metric=metric, metric_params=params or None,
                                n_jobs=n_jobs)
+    if isinstance(metric, str) and metric == "precomputed":
+        return _checked_precomputed(X, Y)
     X = check_array(X)
     if Y is None:
         Y_arr = X
@@ -56,14 +75,23 @@ def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_j
                 f"{Y_arr.shape[1]}."
             )
         Y_arr = Y_arr.astype(X.dtype, copy=False)
-    linear_map, squared = resolve_metric(metric, metric_params, X.shape[1])
-    Q = apply_linear_map(X, linear_map)
-    T = Q if Y is None else apply_linear_map(Y_arr, linear_map)
-    check_distance_magnitude(Q, centre=check_distance_magnitude(T, "X" if Y is None else "Y"))
+    spec = resolve_neighbors_metric(metric, params.pop("p", None) if metric == "minkowski"
+                                    else None, params, X.shape[1], warn_p=False)
+    Q = spec.transform_rows(X)
+    T = Q if Y is None else spec.transform_rows(Y_arr)
     m, n = Q.shape[0], T.shape[0]
     check_dense_allocation((m, n), X.dtype, what=f"The {m} x {n} distance matrix",
                            alternative="Use float32 input, fewer rows, or "
                            "fastdr.NearestNeighbors for k-NN queries that never build it.")
+    if spec.route != "euclidean":
+        from .neighbors import _metric_search
+
+        out = spec.reported(_metric_search.pairwise(spec, Q, T, n_jobs=n_jobs))
+        if Y is None and spec.route != "callable":
+            np.fill_diagonal(out, 0.0)
+        return out.astype(X.dtype, copy=False)
+    squared = spec.squared
+    check_distance_magnitude(Q, centre=check_distance_magnitude(T, "X" if Y is None else "Y"))
     out = np.empty((m, n), dtype=X.dtype)
     with parallel_section(n_jobs):
         if Q.shape[1] < GEMM_MIN_DIM:
@@ -77,3 +105,22 @@ def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_j
                                                    trick.t_norms, trick.tol, not squared,
                                                    PAIRWISE_QUERY_BLOCK, out)
     return out
+
+
+def _checked_precomputed(X, Y):
+    """``metric="precomputed"``: X itself, checked to be distances."""
+    X = check_array(X)
+    if Y is not None:
+        Y_arr = check_array(Y, name="Y")
+        if X.shape[1] != Y_arr.shape[0]:
+            raise ValueError(
+                "Precomputed metric requires shape (n_queries, n_indexed). Got "
+                f"({X.shape[0]}, {X.shape[1]}) for {Y_arr.shape[0]} indexed. Pass the "
+                "distances from each row of X to each row of Y."
+            )
+    if X.size and X.min() < 0:
+        raise ValueError(
+            "Negative values in data passed to precomputed distance matrix (smallest "
+            f"{X.min():.3g}). Pass distances (>= 0), not similarities."
+        )
+    return X

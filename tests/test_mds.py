@@ -177,8 +177,9 @@ def test_bad_input(rng, monkeypatch):
     with pytest.raises(ValueError, match="The precomputed distances have a negative entry"):
         pre.transform(-D[:3])
     with pytest.raises(InvalidParameterError, match=r"The 'metric' parameter of ClassicalMDS "
-                       r"must be a str among \{'euclidean', 'precomputed'\}\. Got 'cosine'"):
-        ClassicalMDS(metric="cosine").fit(X)
+                       r"must be a str among \{'minkowski', .*'precomputed'\} or a callable\. "
+                       r"Got 'hamming'"):
+        ClassicalMDS(metric="hamming").fit(X)
     with pytest.raises(InvalidParameterError, match=r"The 'eigen_solver' parameter of "
                        r"ClassicalMDS must be a str among \{'auto', 'dense', .*Got 'svd'"):
         ClassicalMDS(eigen_solver="svd").fit(X)

@@ -291,9 +291,9 @@ def test_bad_weights_and_algorithm():
         KNeighborsClassifier(weights="cubic").fit(np.ones((4, 2)), [0, 1, 0, 1])
     with pytest.raises(ValueError, match=_invalid('algorithm',
                                                   "a str among {'auto', 'brute', 'kd_tree', "
-                                                  "'nndescent'}",
-                                                  "'ball_tree'")):
-        NearestNeighbors(algorithm="ball_tree").fit(np.ones((4, 2)))
+                                                  "'nndescent', 'ball_tree'}",
+                                                  "'cover_tree'")):
+        NearestNeighbors(algorithm="cover_tree").fit(np.ones((4, 2)))
 
 
 @pytest.mark.parametrize("dtype,rtol", DTYPES)

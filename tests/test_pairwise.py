@@ -65,13 +65,14 @@ def test_bad_mahalanobis_matrix(M, match):
 
 
 def test_mahalanobis_without_matrix_is_explained():
-    with pytest.raises(ValueError, match=r"needs metric_params=\{'M': array\}"):
+    with pytest.raises(ValueError, match=r"needs exactly one of metric_params=\{'VI': array\}"):
         pairwise_distances(np.ones((3, 2)), metric="mahalanobis")
 
 
-def test_unknown_metric():
-    with pytest.raises(ValueError, match="metric must be one of"):
-        pairwise_distances(np.ones((3, 2)), metric="cosine")
+def test_unknown_metric_lists_the_valid_ones():
+    with pytest.raises(ValueError, match=r"Unknown metric 'hamming': metric must be one of "
+                       r"'minkowski', 'euclidean', .*'cosine', 'mahalanobis', 'precomputed'"):
+        pairwise_distances(np.ones((3, 2)), metric="hamming")
 
 
 def test_feature_mismatch_between_x_and_y():

@@ -13,6 +13,7 @@ from .._base import BaseEstimator, TransformerMixin
 from .._distance_checks import check_distance_magnitude
 from .._eigen import SOLVERS, check_finite_matrix
 from .._feature_names import check_feature_names, record_feature_names
+from .._metric import NEIGHBOR_METRICS
 from .._params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
 from .._progress import StageLog
 from .._validation import (
@@ -26,7 +27,7 @@ from .._validation import (
 from ..pairwise import pairwise_distances
 from ._mds_core import DISTANCE_REMEDY, embed_from_distances, triangulate
 
-METRICS = ("euclidean", "precomputed")
+METRICS = NEIGHBOR_METRICS
 _WHAT = "The double-centred distance matrix B"
 
 
@@ -40,9 +41,14 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         keeps the smallest d' whose cumulative share of the positive eigenvalues of B is
         ``>= t`` (as PCA's threshold: on Euclidean distances both choose the same d'); a
         float needs the whole spectrum, so it uses the dense solver and a second m x m array.
-    metric : {"euclidean", "precomputed"}, default="euclidean"
-        ``"precomputed"``: ``fit`` takes the symmetric, non-negative (m, m) distance matrix
-        and ``transform`` the (n_new, m) distances from new points to the training points.
+    metric : str or callable, default="euclidean"
+        Any metric of :func:`fastdr.pairwise_distances` (``"euclidean"``, ``"manhattan"``,
+        ``"minkowski"``, ``"chebyshev"``, ``"cosine"``, ``"mahalanobis"``, ... or a callable,
+        the slow path). ``"precomputed"``: ``fit`` takes the symmetric, non-negative (m, m)
+        distance matrix and ``transform`` the (n_new, m) distances from new points to the
+        training points.
+    metric_params : dict or None, default=None
+        The metric's parameters (``{"p": 3}``, ``{"VI": VI}``), as in scikit-learn.
     eigen_solver : {"auto", "dense", "arpack", "lobpcg", "randomized"}, default="auto"
         See the README ("Spectral methods") for the ``"auto"`` rule.
     random_state : int, RandomState or None, default=None
@@ -65,6 +71,10 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     n_components_ : int
     n_features_in_ : int
         Features of X, or ``n_samples`` with ``metric="precomputed"``.
+    dissimilarity_matrix_ : ndarray of shape (n_samples, n_samples)
+        The distances that were embedded. fastdr does not keep a second m x m array: with
+        ``metric="precomputed"`` this is the matrix passed to ``fit``; otherwise it is
+        recomputed from the training points on each access.
 
     Notes
     -----
@@ -76,17 +86,19 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
     _parameter_constraints = {
         "n_components": [Interval(Integral, 1, None, closed="left"),
                          Interval(Real, 0, 1, closed="right")],
-        "metric": [StrOptions(METRICS)],
+        "metric": [StrOptions(METRICS), callable],
+        "metric_params": [dict, None],
         "eigen_solver": [StrOptions(SOLVERS)],
         "random_state": ["random_state"],
         "n_jobs": N_JOBS,
         "verbose": VERBOSE,
     }
 
-    def __init__(self, *, n_components=2, metric="euclidean", eigen_solver="auto",
-                 random_state=None, n_jobs=None, verbose=0):
+    def __init__(self, n_components=2, *, metric="euclidean", metric_params=None,
+                 eigen_solver="auto", random_state=None, n_jobs=None, verbose=0):
         self.n_components = n_components
         self.metric = metric
+        self.metric_params = metric_params
         self.eigen_solver = eigen_solver
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -107,7 +119,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         validate_params(self)
         record_feature_names(self, X)
         log = StageLog(type(self).__name__, self.verbose)
-        for stale in ("_centre", "_fit_X"):
+        for stale in ("_centre", "_fit_X", "_fit_D"):
             self.__dict__.pop(stale, None)
         if self.metric == "precomputed":
             D0 = check_precomputed_square(X, "The precomputed distance matrix",
@@ -117,6 +129,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             check_dense_allocation((m, m), D0.dtype, what=f"The {m} x {m} working copy of D",
                                    alternative="Pass float32 distances or fewer samples.")
             D = np.array(D0, order="C", copy=True)
+            self._fit_D = D0
             log.done("copy of the distances")
             self.n_features_in_ = m
         else:
@@ -124,7 +137,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             X = check_array(X, min_samples=2, copy=True)
             self._centre = check_distance_magnitude(X)
             n_components = self._check_n_components(X.shape[0])
-            D = pairwise_distances(X, n_jobs=self.n_jobs)
+            D = self._distances(X, None)
             log.done(f"distances ({D.shape[0]} x {D.shape[0]})")
             self.n_features_in_ = X.shape[1]
             self._fit_X = X
@@ -141,6 +154,19 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
         self._sq_means = sq_means
         log.total()
         return self
+
+    def _distances(self, X, Y):
+        """Distances in the chosen metric (float, X's dtype) through the blocked kernels."""
+        return pairwise_distances(X, Y, self.metric, metric_params=self.metric_params,
+                                  n_jobs=self.n_jobs)
+
+    @property
+    def dissimilarity_matrix_(self):
+        """The (n_samples, n_samples) distances that ``fit`` embedded (recomputed)."""
+        check_is_fitted(self, "embedding_")
+        if self.metric == "precomputed":
+            return self._fit_D
+        return self._distances(self._fit_X, None)
 
     def _check_n_components(self, m):
         return check_n_components(self.n_components, m, estimator="ClassicalMDS",
@@ -202,8 +228,11 @@ class ClassicalMDS(TransformerMixin, BaseEstimator):
             X_valid = check_query(self, X, "transform")
             X_valid = X_valid.astype(self._fit_X.dtype, copy=False)
             check_distance_magnitude(X_valid, centre=self._centre)
-            sq_dists = pairwise_distances(X_valid, self._fit_X, metric="sqeuclidean",
-                                          n_jobs=self.n_jobs)
+            if self.metric == "euclidean":
+                sq_dists = pairwise_distances(X_valid, self._fit_X, metric="sqeuclidean",
+                                              n_jobs=self.n_jobs)
+            else:
+                sq_dists = np.square(self._distances(X_valid, self._fit_X), dtype=np.float64)
             dtype = X_valid.dtype
         check_finite_matrix(sq_dists, "The matrix of squared distances to the training points",
                             DISTANCE_REMEDY)

@@ -1,17 +1,28 @@
 """Shared fitting and querying for every neighbours estimator."""
 
-from numbers import Integral
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._base import BaseEstimator
 from .._distance_checks import check_distance_magnitude, check_neighbor_indices
 from .._feature_names import record_feature_names
-from .._metric import METRICS, apply_linear_map, resolve_metric
+from .._metric import NEIGHBOR_METRICS, resolve_neighbors_metric
 from .._params import N_JOBS, VERBOSE, Interval, Satisfies, StrOptions, validate_params
 from .._progress import StageLog
 from .._validation import check_array, check_is_fitted, check_query, check_scalar
-from . import _approximate, _search, _sparse_search  # _sparse_search: the 'sparse hook's
+from . import _approximate, _metric_search, _search, _sparse_search
+
+#: What scikit-learn's KDTree accepts (``"auto"`` picks the k-d tree only for these).
+KD_TREE_METRICS = ("minkowski", "euclidean", "l2", "manhattan", "cityblock", "l1",
+                   "chebyshev", "infinity")
+#: What scikit-learn's BallTree accepts among fastdr's metrics (callables too).
+BALL_TREE_METRICS = (*KD_TREE_METRICS, "mahalanobis")
+
+
+def _is_learner(value):
+    return hasattr(value, "components_") or hasattr(value, "get_mahalanobis_matrix")
 
 
 class NeighborsBase(BaseEstimator):
@@ -19,11 +30,12 @@ class NeighborsBase(BaseEstimator):
 
     _parameter_constraints = {
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "algorithm": [StrOptions(_search.ALGORITHMS)],
-        "metric": [StrOptions(METRICS),
-                   Satisfies(lambda v: hasattr(v, "components_")
-                             or hasattr(v, "get_mahalanobis_matrix"),
-                             "a metric learner (an object with components_)")],
+        "algorithm": [StrOptions(_search.NEIGHBORS_ALGORITHMS)],
+        "leaf_size": [Interval(Integral, 1, None, closed="left")],
+        "p": [Interval(Real, 0, None, closed="neither"),
+              Satisfies(lambda v: isinstance(v, Real) and v == np.inf, "np.inf"), None],
+        "metric": [StrOptions(NEIGHBOR_METRICS), callable,
+                   Satisfies(_is_learner, "a metric learner (an object with components_)")],
         "metric_params": [dict, None],
         "algorithm_params": [dict, None],
         "n_jobs": N_JOBS,
@@ -41,24 +53,84 @@ class NeighborsBase(BaseEstimator):
     def _fit_neighbors(self, X):
         self._sparse_index = None  # sparse hook: set by the sparse fit
         if _sparse_search.issparse(X):  # sparse hook
-            return _sparse_search.fit(self, X)
+            _sparse_search.fit(self, X)
+            self._metric = resolve_neighbors_metric(self.metric, self.p, self.metric_params,
+                                                    X.shape[1])
+            self.effective_metric_ = self._metric.name
+            self.effective_metric_params_ = dict(self._metric.params)
+            return None
+        precomputed = isinstance(self.metric, str) and self.metric == "precomputed"
         X = check_array(X)
-        linear_map, squared = resolve_metric(self.metric, self.metric_params, X.shape[1])
+        if precomputed:
+            _check_precomputed(X)
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    f"Precomputed matrix must be square. Input is a {X.shape[0]}x{X.shape[1]} "
+                    "matrix. Pass the distances between the training samples."
+                )
+        metric = resolve_neighbors_metric(self.metric, self.p, self.metric_params,
+                                          None if precomputed else X.shape[1])
+        self._metric = metric
+        self.effective_metric_ = metric.name
+        self.effective_metric_params_ = dict(metric.params)
+        self.n_features_in_ = X.shape[1]
+        self.n_samples_fit_ = X.shape[0]
+        if metric.route != "euclidean":
+            return self._fit_other_metric(X, metric)
+        linear_map, squared = metric.linear_map, metric.squared
         if linear_map is not None and linear_map.shape[0] == 0:
             raise ValueError(
                 f"The metric {self.metric!r} is zero: its matrix M (or components_) has rank "
                 "0, so every distance is 0 and no neighbour is nearer than another. Pass a "
                 "non-zero positive semidefinite M (for example the inverse covariance)."
             )
-        self.n_features_in_ = X.shape[1]
-        self.n_samples_fit_ = X.shape[0]
         self._linear_map = linear_map
         self._squared = squared
-        self._fit_X = apply_linear_map(X, linear_map)
+        self._fit_X = metric.transform_rows(X)
         self._centre = check_distance_magnitude(self._fit_X, self._mapped_name())
-        self._algorithm = _search.choose_algorithm(self.algorithm, self._fit_X.shape[1])
+        algorithm = _search.from_sklearn_name(self.algorithm)
+        self._algorithm = _search.choose_algorithm(algorithm, self._fit_X.shape[1])
         self._tree = _search.build_tree(self._fit_X) if self._algorithm == "kd_tree" else None
         self._fit_nndescent()
+        return X
+
+    def _fit_other_metric(self, X, metric):
+        """Minkowski (p != 2), cosine, precomputed and callable metrics: exact brute force
+        in the kernels of :mod:`fastdr.neighbors._metric_search`."""
+        algorithm = self.algorithm
+        name = metric.name if isinstance(metric.name, str) else "callable"
+        if algorithm == "nndescent":
+            raise ValueError(
+                f"algorithm='nndescent' supports the Euclidean metrics only; got metric "
+                f"{name!r}. Use algorithm='brute' (exact) for this metric."
+            )
+        valid = KD_TREE_METRICS if algorithm == "kd_tree" else BALL_TREE_METRICS
+        if algorithm in ("kd_tree", "ball_tree") and metric.route != "precomputed":
+            if metric.route == "callable" and algorithm == "kd_tree":
+                raise ValueError(f"kd_tree does not support callable metric {self.metric!r}. "
+                                 "Use algorithm='brute' or 'ball_tree'.")
+            if metric.route != "callable" and name not in valid:
+                raise ValueError(
+                    f"Metric {name!r} not valid for algorithm={algorithm!r}. Use "
+                    "algorithm='brute' or 'auto' (fastdr searches it by exact brute force)."
+                )
+        if metric.route == "minkowski" and metric.p < 1:
+            if algorithm in ("kd_tree", "ball_tree"):
+                raise ValueError(
+                    f'algorithm="{algorithm}" does not support 0 < p < 1 for the Minkowski '
+                    'metric. To resolve this problem either set p >= 1 or algorithm="brute".'
+                )
+            warnings.warn("Mind that for 0 < p < 1, Minkowski metrics are not distance "
+                          "metrics. Continuing the execution with `algorithm='brute'`.",
+                          stacklevel=3)
+        self._linear_map = None
+        self._squared = False
+        self._fit_X = metric.transform_rows(X)
+        self._centre = None
+        self._algorithm = "brute"
+        self._tree = None
+        self._nnd_params = _approximate.check_params(self.algorithm_params)
+        self._nnd = None
         return X
 
     def _fit_nndescent(self):
@@ -81,10 +153,22 @@ class NeighborsBase(BaseEstimator):
             return None
         if getattr(self, "_sparse_index", None) is not None or _sparse_search.issparse(X):
             return _sparse_search.query_points(self, X, method)  # sparse hook
+        metric = self._metric
+        if metric.route == "precomputed":
+            X = check_array(X)
+            _check_precomputed(X)
+            if X.shape[1] != self.n_samples_fit_:
+                raise ValueError(
+                    "Precomputed metric requires shape (n_queries, n_indexed). Got "
+                    f"({X.shape[0]}, {X.shape[1]}) for {self.n_samples_fit_} indexed. Pass "
+                    "the distances from each query to every training sample."
+                )
+            return X.astype(self._fit_X.dtype, copy=False)
         X = check_query(self, X, method)
         X = X.astype(self._fit_X.dtype, copy=False)
-        Q = apply_linear_map(X, self._linear_map)
-        check_distance_magnitude(Q, self._mapped_name(), centre=self._centre)
+        Q = metric.transform_rows(X)
+        if metric.route == "euclidean":
+            check_distance_magnitude(Q, self._mapped_name(), centre=self._centre)
         return Q
 
     def _check_k(self, k, self_query):
@@ -102,6 +186,9 @@ class NeighborsBase(BaseEstimator):
         if getattr(self, "_sparse_index", None) is not None:  # sparse hook
             sq, ind = _sparse_search.kneighbors(self._sparse_index, Q, k, self_query,
                                                 self.n_jobs)
+        elif self._metric.route != "euclidean":
+            sq, ind = _metric_search.knn(self._metric, self._fit_X, Q, k,
+                                         self_query=self_query, n_jobs=self.n_jobs)
         elif self._algorithm == "kd_tree":
             sq, ind = _search.knn_tree(self._tree, Q, k, self_query=self_query,
                                        n_jobs=self.n_jobs, progress=progress)
@@ -115,8 +202,9 @@ class NeighborsBase(BaseEstimator):
         return sq, ind
 
     def _to_reported(self, sq_dist):
-        """Squared distances to the reported distance, in the training dtype."""
-        return reported_distances(sq_dist, self._squared, self._fit_X.dtype)
+        """Reduced kernel values (squared distances on the Euclidean route) to the reported
+        distances, in the training dtype."""
+        return self._metric.reported(sq_dist).astype(self._fit_X.dtype, copy=False)
 
     def _radius_csr(self, Q, radius):
         check_scalar(radius, "radius", "real", min_value=0)
@@ -128,6 +216,12 @@ class NeighborsBase(BaseEstimator):
             raise _approximate.no_radius_error()
         self_query = Q is None
         Q = self._fit_X if self_query else Q
+        if self._metric.route != "euclidean":
+            out = _metric_search.radius(self._metric, self._fit_X, Q,
+                                        self._metric.reduced_radius(radius),
+                                        self_query=self_query, n_jobs=self.n_jobs)
+            check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
+            return out
         if self._squared:
             radius = float(np.sqrt(radius))
         if self._algorithm == "kd_tree":
@@ -138,6 +232,15 @@ class NeighborsBase(BaseEstimator):
                                        n_jobs=self.n_jobs)
         check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
         return out
+
+
+def _check_precomputed(D):
+    """Refuse negative precomputed distances (scikit-learn's check and key phrase)."""
+    if D.size and D.min() < 0:
+        raise ValueError(
+            "Negative values in data passed to precomputed distance matrix (smallest "
+            f"{D.min():.3g}). Pass distances (>= 0), not similarities or log-distances."
+        )
 
 
 def reported_distances(sq_dist, squared, dtype):

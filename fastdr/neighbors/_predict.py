@@ -19,7 +19,7 @@ def _row_normalised(weights):
     return weights / weights.max(axis=1, keepdims=True)
 
 
-def neighbour_weights(sq_dist, weights, dtype, n_jobs):
+def neighbour_weights(sq_dist, weights, dtype, n_jobs, *, squared=True):
     """Vote weights of the neighbours at squared distances ``sq_dist``, each row scaled to
     a largest weight of 1. Shared by the in-memory and the Dask k-NN estimators.
 
@@ -32,6 +32,8 @@ def neighbour_weights(sq_dist, weights, dtype, n_jobs):
         The training dtype.
     n_jobs : int or None
         Threads of the 1/distance kernel.
+    squared : bool, default=True
+        ``sq_dist`` holds squared distances; False: it holds the distances themselves.
 
     Returns
     -------
@@ -39,7 +41,7 @@ def neighbour_weights(sq_dist, weights, dtype, n_jobs):
     """
     if weights == "uniform":
         return np.ones(sq_dist.shape, dtype=np.float64)
-    dist = np.sqrt(sq_dist)
+    dist = np.sqrt(sq_dist) if squared else sq_dist
     if weights == "distance":
         # 1/d overflows below the smallest normal float: such a neighbour coincides with
         # the query as far as the arithmetic can tell, and is weighted as a coincident one
@@ -91,12 +93,14 @@ class _KNeighborsSupervised(NeighborsBase):
         "weights": [StrOptions(_WEIGHTS), callable],
     }
 
-    def __init__(self, *, n_neighbors=5, weights="uniform", algorithm="auto",
-                 metric="euclidean", metric_params=None, algorithm_params=None, n_jobs=None,
-                 verbose=0):
+    def __init__(self, n_neighbors=5, *, weights="uniform", algorithm="auto", leaf_size=30,
+                 p=2, metric="minkowski", metric_params=None, n_jobs=None,
+                 algorithm_params=None, verbose=0):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.p = p
         self.metric = metric
         self.metric_params = metric_params
         self.algorithm_params = algorithm_params
@@ -110,8 +114,12 @@ class _KNeighborsSupervised(NeighborsBase):
         Q = self._query_points(X, method)
         sq_dist, indices = self._kneighbors_sq(Q, self.n_neighbors)
         log.done(f"k-NN search ({self._algorithm}, k={self.n_neighbors})")
-        return indices, neighbour_weights(sq_dist, self.weights, self._fit_X.dtype,
-                                          self.n_jobs)
+        if self.weights == "uniform":
+            return indices, neighbour_weights(sq_dist, "uniform", None, None)
+        # the metric's own distances (scikit-learn weights sqeuclidean by 1/d^2, too)
+        dist = self._metric.reported(sq_dist)
+        return indices, neighbour_weights(dist, self.weights, self._fit_X.dtype, self.n_jobs,
+                                          squared=False)
 
 
 class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
@@ -124,14 +132,20 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         ``"distance"`` weights each neighbour by 1/d; a query that coincides with training
         points takes its vote from those points only (no division by zero). A callable maps
         the (n_queries, k) distance array to weights of the same shape.
-    algorithm : {"auto", "brute", "kd_tree", "nndescent"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree", "nndescent"}, default="auto"
         As in :class:`NearestNeighbors`: ``"nndescent"`` builds an approximate k-NN graph at
         ``fit`` and answers queries by a graph search of it.
-    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
+    leaf_size : int, default=30
+        Accepted for scikit-learn compatibility; as in :class:`NearestNeighbors`.
+    p : float, default=2
+        The Minkowski exponent, as in :class:`NearestNeighbors`.
+    metric : str, callable or fitted metric learner, default="minkowski"
+        As in :class:`NearestNeighbors`. With ``"precomputed"``, ``fit`` takes the (n, n)
+        training distances and ``predict`` the (n_queries, n) query distances.
     metric_params : dict or None
+    n_jobs : int or None
     algorithm_params : dict or None, default=None
         Settings of ``algorithm="nndescent"``, as in :class:`NearestNeighbors`.
-    n_jobs : int or None
     verbose : int, default=0
         1 or more prints one line per stage (k-NN search, vote) with its time and, for
         searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
@@ -207,14 +221,20 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
     n_neighbors : int, default=5
     weights : {"uniform", "distance"} or callable, default="uniform"
         As in :class:`KNeighborsClassifier`.
-    algorithm : {"auto", "brute", "kd_tree", "nndescent"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree", "nndescent"}, default="auto"
         As in :class:`NearestNeighbors`: ``"nndescent"`` builds an approximate k-NN graph at
         ``fit`` and answers queries by a graph search of it.
-    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
+    leaf_size : int, default=30
+        Accepted for scikit-learn compatibility; as in :class:`NearestNeighbors`.
+    p : float, default=2
+        The Minkowski exponent, as in :class:`NearestNeighbors`.
+    metric : str, callable or fitted metric learner, default="minkowski"
+        As in :class:`NearestNeighbors`. With ``"precomputed"``, ``fit`` takes the (n, n)
+        training distances and ``predict`` the (n_queries, n) query distances.
     metric_params : dict or None
+    n_jobs : int or None
     algorithm_params : dict or None, default=None
         Settings of ``algorithm="nndescent"``, as in :class:`NearestNeighbors`.
-    n_jobs : int or None
     verbose : int, default=0
         1 or more prints one line per stage (k-NN search, weighted mean) with its time and, for
         searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr

@@ -20,18 +20,39 @@ class NearestNeighbors(NeighborsBase):
         Default number of neighbours for :meth:`kneighbors`.
     radius : float, default=1.0
         Default radius for :meth:`radius_neighbors`.
-    algorithm : {"auto", "brute", "kd_tree", "nndescent"}, default="auto"
+    algorithm : {"auto", "brute", "kd_tree", "ball_tree", "nndescent"}, default="auto"
         ``"auto"`` uses scipy's k-d tree when the data have at most 15 features (after the
-        metric's linear map) and brute force otherwise; both are exact. ``"nndescent"``
-        builds an approximate k-NN graph at ``fit`` (random-projection trees, then
+        metric's linear map) and brute force otherwise; both are exact. ``"ball_tree"`` is
+        an alias of ``"kd_tree"`` (both exact). Metrics other than the Euclidean family
+        always run the exact blocked brute-force kernels; ``"kd_tree"``/``"ball_tree"``
+        are refused for the metrics scikit-learn's trees refuse (cosine, for example).
+        ``"nndescent"`` builds an approximate k-NN graph at ``fit`` (random-projection trees, then
         NN-descent rounds; see ``algorithm_params``): :meth:`kneighbors` of the training
         points reads that graph, new points are answered by a graph search. It has no
         radius search.
-    metric : {"euclidean", "sqeuclidean", "mahalanobis"} or fitted metric learner
-        ``"mahalanobis"`` needs ``metric_params={"M": M}`` (or ``{"VI": VI}``). A fitted
-        learner (anything with ``components_``) uses ``||L x - L y||``.
+    leaf_size : int, default=30
+        Accepted for scikit-learn compatibility; it changes no result (the k-d tree keeps
+        its own tuned leaf size).
+    metric : str, callable or fitted metric learner, default="minkowski"
+        ``"minkowski"`` (with ``p``), ``"euclidean"``/``"l2"``, ``"sqeuclidean"``,
+        ``"manhattan"``/``"cityblock"``/``"l1"``, ``"chebyshev"``/``"infinity"``,
+        ``"cosine"``, ``"mahalanobis"`` (``metric_params={"VI": VI}``, ``{"V": V}`` or
+        ``{"M": M}``), ``"precomputed"`` (``fit`` takes the (n, n) distances between
+        training points, queries the (n_queries, n) distances to them) or a callable
+        ``f(x, y, **metric_params) -> float``. The Euclidean family (and ``p=2``) runs the
+        GEMM kernels; manhattan, chebyshev and general p the blocked direct kernels;
+        cosine a GEMM on normalised rows (a zero row is at distance 1 from everything, as
+        in scikit-learn). A callable runs in Python once per pair: the slow path, and
+        O(n_queries x n) memory. A fitted learner (anything with ``components_``) uses
+        ``||L x - L y||``.
+    p : float, default=2
+        The Minkowski exponent: 1 is manhattan, 2 euclidean, ``np.inf`` chebyshev; any
+        real ``p >= 1`` works (0 < p < 1 warns and runs brute force, as in scikit-learn).
     metric_params : dict or None
-        Extra metric arguments.
+        Extra metric arguments (``"p"`` overrides ``p`` with a ``SyntaxWarning``; ``"w"``
+        weights the Minkowski terms).
+    n_jobs : int or None
+        Threads for this call only; None means all cores.
     algorithm_params : dict or None, default=None
         Settings of ``algorithm="nndescent"`` (ignored by the exact algorithms; unknown keys
         are an error): ``n_trees``, ``n_iters``, ``max_candidates``, ``leaf_size`` (None or
@@ -41,8 +62,6 @@ class NearestNeighbors(NeighborsBase):
         ``random_state`` (default 0, so that fits repeat; None draws a fresh seed). The
         graph is the same for any ``n_jobs``. For recall near 0.99 on hard data use
         ``{"n_trees": 12, "max_candidates": 40}``. A fastdr extra.
-    n_jobs : int or None
-        Threads for this call only; None means all cores.
     verbose : int, default=0
         1 or more prints one line per stage (fit, k-NN search, radius search) with its time and, for
         searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
@@ -50,6 +69,10 @@ class NearestNeighbors(NeighborsBase):
 
     Attributes
     ----------
+    effective_metric_ : str or callable
+        The metric used (``"minkowski"`` with p 1, 2 or inf becomes ``"manhattan"``,
+        ``"euclidean"`` or ``"chebyshev"``, as in scikit-learn).
+    effective_metric_params_ : dict
     n_features_in_ : int
     n_samples_fit_ : int
 
@@ -73,12 +96,15 @@ class NearestNeighbors(NeighborsBase):
         "radius": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", metric="euclidean",
-                 metric_params=None, algorithm_params=None, n_jobs=None, verbose=0):
+    def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", leaf_size=30,
+                 metric="minkowski", p=2, metric_params=None, n_jobs=None,
+                 algorithm_params=None, verbose=0):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.algorithm = algorithm
+        self.leaf_size = leaf_size
         self.metric = metric
+        self.p = p
         self.metric_params = metric_params
         self.algorithm_params = algorithm_params
         self.n_jobs = n_jobs
@@ -221,9 +247,9 @@ class NearestNeighbors(NeighborsBase):
         return _search.to_csr(indptr, indices, values, (m, self.n_samples_fit_))
 
 
-def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,
-                     metric="euclidean", metric_params=None, algorithm="auto",
-                     algorithm_params=None, n_jobs=None):
+def kneighbors_graph(X, n_neighbors, *, mode="connectivity", metric="minkowski", p=2,
+                     metric_params=None, include_self=False, n_jobs=None, algorithm="auto",
+                     algorithm_params=None):
     """The k-NN graph of X as a ``scipy.sparse.csr_matrix`` of shape (m, m).
 
     Parameters
@@ -231,16 +257,19 @@ def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,
     X : array-like of shape (m, d)
     n_neighbors : int
     mode : {"connectivity", "distance"}
+    metric, p, metric_params
+        As in :class:`NearestNeighbors`.
     include_self : bool, default=False
         Count each point as its own first neighbour (distance 0).
-    metric, metric_params, algorithm, algorithm_params, n_jobs
+    n_jobs, algorithm, algorithm_params
         As in :class:`NearestNeighbors`.
 
     Returns
     -------
     scipy.sparse.csr_matrix
     """
-    nn = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, metric_params=metric_params,
+    nn = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, p=p,
+                          metric_params=metric_params,
                           algorithm=algorithm, algorithm_params=algorithm_params,
                           n_jobs=n_jobs).fit(X)
     if include_self:
@@ -264,9 +293,9 @@ def _graph_with_self(nn, k, mode):
     return _search.knn_csr(nn._to_reported(sq), ind, mode, m)
 
 
-def radius_neighbors_graph(X, radius, *, mode="connectivity", include_self=False,
-                           metric="euclidean", metric_params=None, algorithm="auto",
-                           n_jobs=None):
+def radius_neighbors_graph(X, radius, *, mode="connectivity", metric="minkowski", p=2,
+                           metric_params=None, include_self=False, n_jobs=None,
+                           algorithm="auto"):
     """The epsilon graph of X: an edge for every pair within ``radius`` (inclusive).
 
     Parameters
@@ -274,8 +303,10 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", include_self=False
     X : array-like of shape (m, d)
     radius : float
     mode : {"connectivity", "distance"}
+    metric, p, metric_params
+        As in :class:`NearestNeighbors`.
     include_self : bool, default=False
-    metric, metric_params, algorithm, n_jobs
+    n_jobs, algorithm
         As in :class:`NearestNeighbors`.
 
     Returns
@@ -284,7 +315,7 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", include_self=False
     """
     if algorithm == "nndescent":  # before fit builds a graph that cannot be used
         raise _approximate.no_radius_error()
-    nn = NearestNeighbors(radius=radius, metric=metric, metric_params=metric_params,
+    nn = NearestNeighbors(radius=radius, metric=metric, p=p, metric_params=metric_params,
                           algorithm=algorithm, n_jobs=n_jobs).fit(X)
     if not include_self:
         return nn.radius_neighbors_graph(None, radius, mode=mode)

@@ -1,0 +1,147 @@
+"""Exact search for the metrics off the Euclidean GEMM path.
+
+Routes (see :class:`fastdr._metric.Metric`):
+
+* ``"minkowski"`` (manhattan, chebyshev, general p) and ``"cosine"``: the blocked kernels of
+  :mod:`fastdr._kernels.minkowski`, on rows the metric already transformed;
+* ``"precomputed"``: heap selection over the rows of the given distance matrix;
+* ``"callable"``: the user's function called once per pair from Python (the slow path: about
+  a microsecond or more per pair, O(m n) memory for the distance block), then the same
+  selection as ``"precomputed"``. A numba-jitted function (``@numba.njit``) without
+  ``metric_params`` is instead called from a parallel kernel compiled for it (compiled on
+  first use, not cached).
+
+Everything returns *reduced* values in float64 (``Metric.reported`` converts them).
+"""
+
+import numba
+import numpy as np
+from numba.core.registry import CPUDispatcher
+
+from .._norm_trick import target_block
+from .._parallel import parallel_section
+from .._validation import check_dense_allocation
+
+#: Targets per packed block of a Minkowski tile (d x 256 float64 stays in L2).
+MINKOWSKI_T_BLOCK = 256
+
+
+def _kernels():
+    from .._kernels import minkowski  # numba: compiled on first use only
+
+    return minkowski
+
+
+def _query_block(m):
+    threads = numba.get_num_threads()
+    return int(max(16, min(256, -(-m // (4 * threads)))))
+
+
+def _packed(metric, T):
+    block = target_block(T.shape[0]) if metric.route == "cosine" else MINKOWSKI_T_BLOCK
+    return _kernels().pack_transposed(T, min(block, max(1, T.shape[0])))
+
+
+def callable_matrix(metric, Q, T):
+    """Distances of a callable metric between the rows of Q and T, one Python call per
+    pair (the slow path), as a float64 (m, n) array."""
+    m, n = Q.shape[0], T.shape[0]
+    check_dense_allocation((m, n), np.float64, what=f"The {m} x {n} distance block of the "
+                           "callable metric", alternative="Query fewer points at a time.")
+    out = np.empty((m, n), dtype=np.float64)
+    if isinstance(metric.func, CPUDispatcher) and not metric.params:
+        _kernels().pairwise_jitted(Q, T, metric.func, out)
+        return out
+    for i in range(m):
+        for j in range(n):
+            out[i, j] = metric.func(Q[i], T[j], **metric.params)
+    return out
+
+
+def _dense_rows(metric, T, Q):
+    """The (m, n) distance rows behind a precomputed or callable search."""
+    if metric.route == "precomputed":
+        return np.ascontiguousarray(Q, dtype=np.float64)
+    return callable_matrix(metric, Q, T)
+
+
+def knn(metric, T, Q, k, *, self_query, n_jobs):
+    """k nearest training rows by (reduced distance, index).
+
+    Parameters
+    ----------
+    metric : Metric
+    T : the training rows (transformed), or the (n, n) training distances (precomputed)
+    Q : the query rows (transformed), or the (m, n) query distances (precomputed); T itself
+        when ``self_query``
+    k : int
+    self_query : bool
+        Query i is training point i and excludes itself by index.
+    n_jobs : int or None
+
+    Returns
+    -------
+    reduced : (m, k) float64
+    indices : (m, k) int64
+    """
+    m = Q.shape[0]
+    out_d = np.empty((m, k), dtype=np.float64)
+    out_i = np.empty((m, k), dtype=np.int64)
+    offset = 0 if self_query else -1
+    kernels = _kernels()
+    if metric.route in ("precomputed", "callable"):
+        with parallel_section(n_jobs):
+            D = _dense_rows(metric, T, Q)
+            kernels.knn_rows(D, k, offset, out_d, out_i)
+        return out_d, out_i
+    with parallel_section(n_jobs):
+        packed = _packed(metric, T)
+        kernels.knn_metric(Q, packed, T.shape[0], metric.kind, metric.p, k, offset,
+                           _query_block(m), out_d, out_i)
+    return out_d, out_i
+
+
+def radius(metric, T, Q, reduced_radius, *, self_query, n_jobs):
+    """Training rows within ``reduced_radius`` (inclusive) of each query, as CSR arrays
+    (indptr, indices ascending in each row, reduced distances); arguments as :func:`knn`."""
+    m = Q.shape[0]
+    offset = 0 if self_query else -1
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    kernels = _kernels()
+    empty_d = np.empty(0, dtype=np.float64)
+    empty_i = np.empty(0, dtype=np.int64)
+    if metric.route in ("precomputed", "callable"):
+        with parallel_section(n_jobs):
+            D = _dense_rows(metric, T, Q)
+            kernels.radius_rows(D, reduced_radius, offset, indptr, empty_d, empty_i, False)
+            np.cumsum(indptr[1:], out=indptr[1:])
+            out_d = np.empty(indptr[-1], dtype=np.float64)
+            out_i = np.empty(indptr[-1], dtype=np.int64)
+            kernels.radius_rows(D, reduced_radius, offset, indptr, out_d, out_i, True)
+        return indptr, out_i, out_d
+    q_block = _query_block(m)
+    with parallel_section(n_jobs):
+        packed = _packed(metric, T)
+        args = (Q, packed, T.shape[0], metric.kind, metric.p, reduced_radius, offset, q_block,
+                indptr)
+        kernels.radius_metric(*args, empty_d, empty_i, False)
+        np.cumsum(indptr[1:], out=indptr[1:])
+        out_d = np.empty(indptr[-1], dtype=np.float64)
+        out_i = np.empty(indptr[-1], dtype=np.int64)
+        kernels.radius_metric(*args, out_d, out_i, True)
+    return indptr, out_i, out_d
+
+
+def pairwise(metric, Q, T, *, n_jobs):
+    """(m, n) reduced distances between transformed rows (minkowski and cosine routes) or
+    the callable's distances."""
+    if metric.route == "callable":
+        with parallel_section(n_jobs):
+            return callable_matrix(metric, Q, T)
+    m = Q.shape[0]
+    out = np.empty((m, T.shape[0]), dtype=np.float64)
+    with parallel_section(n_jobs):
+        packed = _packed(metric, T)
+        _kernels().pairwise_metric(Q, packed, T.shape[0], metric.kind, metric.p,
+                                   _query_block(m), out)
+    return out
