@@ -297,10 +297,7 @@ def test_classifier_and_regressor_on_sparse_match_sklearn(name, weights):
     X_ref, Q_ref = (X.toarray(), Q.toarray()) if dense else (X, Q)
     sk_kw = dict(n_neighbors=5, weights=weights, algorithm="brute", metric=sk_metric,
                  **kwargs)
-    # scikit-learn weighs by the reported distance, fastdr by its square root: equal only
-    # where the reported distance is not squared
-    if weights == "distance" and metric == "sqeuclidean":
-        sk_kw.update(metric="euclidean")
+    # both weigh by 1 / the reported distance (for sqeuclidean, 1 / d^2)
     clf = KNeighborsClassifier(n_neighbors=5, weights=weights, metric=metric,
                                metric_params=params).fit(X, labels)
     sk_clf = SkC(**sk_kw).fit(X_ref, labels)

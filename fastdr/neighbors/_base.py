@@ -8,7 +8,7 @@ import numpy as np
 from .._base import BaseEstimator
 from .._distance_checks import check_distance_magnitude, check_neighbor_indices
 from .._feature_names import record_feature_names
-from .._metric import NEIGHBOR_METRICS, resolve_neighbors_metric
+from .._metric import KIND_POWER, NEIGHBOR_METRICS, resolve_neighbors_metric
 from .._params import N_JOBS, VERBOSE, Interval, Satisfies, StrOptions, validate_params
 from .._progress import StageLog
 from .._validation import check_array, check_is_fitted, check_query, check_scalar
@@ -186,6 +186,7 @@ class NeighborsBase(BaseEstimator):
         if getattr(self, "_sparse_index", None) is not None:  # sparse hook
             sq, ind = _sparse_search.kneighbors(self._sparse_index, Q, k, self_query,
                                                 self.n_jobs)
+            sq = _sparse_to_reduced(self._metric, sq)
         elif self._metric.route != "euclidean":
             sq, ind = _metric_search.knn(self._metric, self._fit_X, Q, k,
                                          self_query=self_query, n_jobs=self.n_jobs)
@@ -211,7 +212,7 @@ class NeighborsBase(BaseEstimator):
         if getattr(self, "_sparse_index", None) is not None:  # sparse hook
             out = _sparse_search.radius(self._sparse_index, Q, radius, Q is None, self.n_jobs)
             check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
-            return out
+            return out[0], out[1], _sparse_to_reduced(self._metric, out[2])
         if self._algorithm == "nndescent":
             raise _approximate.no_radius_error()
         self_query = Q is None
@@ -232,6 +233,17 @@ class NeighborsBase(BaseEstimator):
                                        n_jobs=self.n_jobs)
         check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
         return out
+
+
+def _sparse_to_reduced(metric, currency):
+    """The sparse search's values (squared distances; for sqeuclidean the distance itself)
+    to ``metric``'s reduced values, which :meth:`Metric.reported` turns into distances."""
+    if metric.route == "euclidean":
+        return currency
+    dist = np.sqrt(currency)
+    if metric.route == "minkowski" and metric.kind == KIND_POWER:
+        return dist ** metric.p
+    return dist
 
 
 def _check_precomputed(D):
