@@ -126,6 +126,9 @@ def test_pca_randomized_draws_and_normalizers_equal_sklearn(normalizer, iterated
     if iterated_power == 0:  # not converged: the same approximation, not the exact answer
         assert not np.allclose(sk.explained_variance_, exact.explained_variance_, rtol=1e-3)
     _assert_same_pca(sk, ours, X, X, rtol=1e-7)
+    # fit_transform is the SVD's U S, which differs from transform(X) until converged
+    np.testing.assert_allclose(fastdr.PCA(**params).fit_transform(X),
+                               skd.PCA(**params).fit_transform(X), rtol=0, atol=1e-8)
 
 
 @pytest.mark.parametrize("tol", [0.0, 1e-3])

@@ -182,7 +182,7 @@ default="auto"
         ndarray of shape (n_samples, n_components_)
         """
         X_valid, Z = self._fit(X)
-        if Z is not None:  # "full": U S (X may have been centred in place)
+        if Z is not None:  # U S of the SVD, as scikit-learn (X may be centred in place)
             return self._whiten(Z)
         return self._project(X_valid)
 

@@ -189,7 +189,7 @@ def _normalizer(name):
 
 
 def randomized_top(A, k, *, n_oversamples, n_iter, normalizer, random_state, dtype):
-    """Top k singular values and right singular vectors of ``A`` (m x d), randomized.
+    """Top k singular values, right and left singular vectors of ``A`` (m x d), randomized.
 
     Halko, Martinsson and Tropp (2011), algorithm 4.3/4.4: a Gaussian block of
     ``k + n_oversamples`` columns, ``n_iter`` power iterations (each ``A A^T`` product
@@ -217,22 +217,20 @@ def randomized_top(A, k, *, n_oversamples, n_iter, normalizer, random_state, dty
     B = np.asarray(op.T @ Q).T  # Q^T op, (k + p) x n
     U_hat, singular, vt = scipy.linalg.svd(B, full_matrices=False, check_finite=False)
     if transpose:
-        vectors = (Q @ U_hat)[:, :k]
-    else:
-        vectors = vt[:k].T
-    return singular[:k], vectors
+        return singular[:k], (Q @ U_hat[:, :k]), vt[:k].T
+    return singular[:k], vt[:k].T, Q @ U_hat[:, :k]
 
 
 def arpack_top(A, k, *, tol, random_state):
-    """Top k singular values and right singular vectors of ``A`` by ARPACK (``svds``).
+    """Top k singular values, right and left singular vectors of ``A`` by ARPACK (``svds``).
 
     The starting vector is scikit-learn's: uniform on [-1, 1], ``min(A.shape)`` long, drawn
     from ``random_state``.
     """
     rng = check_random_state(random_state)
     v0 = rng.uniform(-1, 1, min(A.shape))
-    _, singular, vt = scipy.sparse.linalg.svds(A, k=k, tol=tol, v0=v0)
-    return singular[::-1], vt[::-1].T
+    u, singular, vt = scipy.sparse.linalg.svds(A, k=k, tol=tol, v0=v0)
+    return singular[::-1], vt[::-1].T, u[:, ::-1]
 
 
 def fit_truncated(X, k, solver, params):
@@ -241,9 +239,10 @@ def fit_truncated(X, k, solver, params):
     if not np.isfinite(total):
         raise ValueError(f"{SCATTER} has non-finite entries (inf or NaN). {REMEDY}")
     if solver == "arpack":
-        singular, vectors = arpack_top(A, k, tol=params.tol, random_state=params.random_state)
+        singular, vectors, left = arpack_top(A, k, tol=params.tol,
+                                             random_state=params.random_state)
     else:
-        singular, vectors = randomized_top(
+        singular, vectors, left = randomized_top(
             A, k, n_oversamples=params.n_oversamples, n_iter=params.iterated_power,
             normalizer=params.power_iteration_normalizer, random_state=params.random_state,
             dtype=X.dtype)
@@ -251,5 +250,7 @@ def fit_truncated(X, k, solver, params):
     values = singular**2
     check_spectrum(values, vectors, k, what="The centred data", dtype=np.float64,
                    remedy=REMEDY)
+    # fit_transform returns U S, as scikit-learn (not X V: the two differ where a truncated
+    # solve has not converged)
     return Route(mean, values, np.asarray(vectors, dtype=np.float64), total, min(X.shape),
-                 None)
+                 left * singular.astype(left.dtype))
