@@ -95,11 +95,25 @@ def test_pca_equals_sklearn(svd_solver, n_components, whiten, container):
     np.testing.assert_allclose(ours.fit_transform(X), sk.fit_transform(X), rtol=0, atol=1e-8)
 
 
-@pytest.mark.parametrize("svd_solver", ["auto", "full", "arpack", "randomized"])
-def test_pca_wide_data_equals_sklearn(svd_solver):
+@pytest.mark.parametrize("n_components", [5, 20])
+@pytest.mark.parametrize("svd_solver", PCA_SOLVERS)
+def test_pca_wide_data_equals_sklearn(svd_solver, n_components):
+    # covariance_eigh's noise variance averages n_features - k eigenvalues, the others
+    # min(n_samples, n_features) - k
     X = _pca_data(seed=3, m=30, d=50)
-    sk, ours = _fit_both(X, n_components=5, svd_solver=svd_solver, random_state=1)
+    sk, ours = _fit_both(X, n_components=n_components, svd_solver=svd_solver, random_state=1)
     _assert_same_pca(sk, ours, X, _pca_data(seed=4, m=10, d=50))
+
+
+def test_pca_sparse_duplicate_entries_are_summed():
+    dense = _sparse_data(seed=4)
+    csr = sp.csr_matrix(dense)  # every entry stored twice, in halves:
+    X = sp.csr_matrix((np.repeat(csr.data / 2, 2), np.repeat(csr.indices, 2), csr.indptr * 2),
+                      shape=dense.shape)
+    assert not X.has_canonical_format
+    ours = fastdr.PCA(3, svd_solver="arpack", random_state=0).fit(X)
+    sk = skd.PCA(3, svd_solver="arpack", random_state=0).fit(dense)
+    _assert_same_pca(sk, ours, X, dense)
 
 
 def test_pca_sparse_fit_never_densifies(monkeypatch):

@@ -43,6 +43,9 @@ def check_sparse(X, *, min_samples=1, name="X"):
         X = X.tocsr()
     if X.dtype not in FLOAT_DTYPES:
         X = X.astype(np.float64)
+    if not X.has_canonical_format:  # duplicate entries would count twice in the moments
+        X = X.copy()
+        X.sum_duplicates()
     if X.ndim != 2:
         raise ValueError(f"Expected a 2-D sparse matrix for {name}, got shape {X.shape}.")
     m, d = X.shape
