@@ -96,8 +96,8 @@ def test_single_sample_is_a_clear_error(name):
 
 # the estimators that cannot return n_components=2 columns from one feature, and why
 SINGLE_FEATURE_ERRORS = {
-    "PCA": re.escape("n_components=2 is larger than allowed: PCA can return at most "
-                     "min(n_samples, n_features) = 1 components on this input."),
+    "PCA": re.escape("n_components=2 must be between 0 and min(n_samples, n_features)=1 "
+                     "with svd_solver="),
     "NeighborhoodComponentsAnalysis": re.escape("`n_components` (2) cannot be greater than the "
                                                 "given data dimensionality (1)!"),
     # scikit-learn's LLE refuses n_components > n_features too (issue 15 parity)

@@ -64,11 +64,12 @@ def test_pca_wide_data_uses_the_gram_route_and_matches_sklearn(rng):
     _up_to_sign(full.transform(X)[:, :29], skd.PCA().fit(X).transform(X)[:, :29], 1e-8)
 
 
-def test_pca_float_threshold_is_the_textbook_rule():
+def test_pca_float_threshold_is_sklearns_rule_and_t_the_textbook_rule():
     # two directions with exactly equal variance: cumulative ratios (0.5, 1.0)
     X = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
-    assert PCA(n_components=0.5).fit(X).n_components_ == 1
-    assert skd.PCA(n_components=0.5).fit(X).n_components_ == 2  # scikit-learn: strict ">"
+    assert PCA(t=0.5).fit(X).n_components_ == 1  # the textbook: ratio >= t
+    assert PCA(n_components=0.5).fit(X).n_components_ == 2  # scikit-learn: strict ">"
+    assert skd.PCA(n_components=0.5).fit(X).n_components_ == 2
 
 
 def test_pca_float_threshold_against_the_cumulative_ratios(rng):
@@ -76,11 +77,13 @@ def test_pca_float_threshold_against_the_cumulative_ratios(rng):
     ratios = PCA().fit(X).explained_variance_ratio_
     cumulative = np.cumsum(ratios)
     for t in (0.3, 0.6, 0.9, 0.99, 1.0):
-        k = PCA(n_components=t).fit(X).n_components_
+        k = PCA(t=t).fit(X).n_components_
         assert cumulative[k - 1] >= t - 1e-12
         assert k == 1 or cumulative[k - 2] < t
         if t < 1:
-            assert k == skd.PCA(n_components=t).fit(X).n_components_
+            k_sk = PCA(n_components=t).fit(X).n_components_
+            assert cumulative[k_sk - 1] > t and (k_sk == 1 or cumulative[k_sk - 2] <= t)
+            assert k_sk == skd.PCA(n_components=t).fit(X).n_components_
 
 
 def test_pca_whiten_and_inverse_transform(rng):
@@ -152,14 +155,14 @@ def test_pca_bad_input(rng):
         PCA().fit(bad)
     with pytest.raises(ValueError, match=r"X has 1 sample\(s\).*at least 2"):
         PCA().fit(X[:1])
-    with pytest.raises(ValueError, match=r"n_components=6 is larger than allowed: PCA can "
-                       r"return at most min\(n_samples, n_features\) = 5"):
+    with pytest.raises(ValueError, match=r"n_components=6 must be between 0 and "
+                       r"min\(n_samples, n_features\)=5 with svd_solver='full'"):
         PCA(n_components=6).fit(X)
-    for t in (1.5, 0.0, 0):
+    for t in (1.5, 1.0, -1):
         with pytest.raises(InvalidParameterError,
                            match=r"^The 'n_components' parameter of PCA must be an int in the "
-                                 r"range \[1, inf\), a float in the range \(0, 1\] or None\. "
-                                 rf"Got {t!r} instead\.$"):
+                                 r"range \[0, inf\), a float in the range \(0, 1\), a str "
+                                 rf"among \{{'mle'\}} or None\. Got {t!r} instead\.$"):
             PCA(n_components=t).fit(X)
     est = PCA(n_components=2).fit(X)
     with pytest.raises(ValueError, match="X has 3 features, but PCA is expecting 5"):
@@ -168,10 +171,12 @@ def test_pca_bad_input(rng):
         est.inverse_transform(X[:, :3])
     with pytest.raises(InvalidParameterError,
                        match=r"The 'svd_solver' parameter of PCA must be a str among "
-                             r"\{'auto', 'covariance_eigh', 'gram', 'full', 'randomized'\}\. "
-                             r"Got 'arpack' instead\."):
-        PCA(svd_solver="arpack").fit(X)
-    with pytest.raises(ValueError, match="svd_solver='randomized' needs an int n_components"):
+                             r"\{'auto', 'full', 'covariance_eigh', 'arpack', 'randomized', "
+                             r"'gram'\}\. Got 'lapack' instead\."):
+        PCA(svd_solver="lapack").fit(X)
+    with pytest.raises(ValueError, match=r"n_components=0.5 must be between 1 and "
+                                         r"min\(n_samples, n_features\)=5 with "
+                                         r"svd_solver='randomized'"):
         PCA(n_components=0.5, svd_solver="randomized").fit(X)
     with pytest.raises(InvalidParameterError,
                        match="The 'whiten' parameter of PCA must be a bool. Got 'yes' instead."):

@@ -9,14 +9,16 @@ from . import (
     metric_learning,
     neighbors,
     neighbors_metrics,
+    pca_solvers,
     sparse_neighbors,
     spectral,
 )
 from ._base import Grid, Impl, Target, Workload
 
 WORKLOADS = (*neighbors.WORKLOADS, *neighbors_metrics.WORKLOADS, *sparse_neighbors.WORKLOADS,
-             *spectral.WORKLOADS, *lda_solvers.WORKLOADS, *kernel_pca_solvers.WORKLOADS,
-             *isomap.WORKLOADS, *lle.WORKLOADS, *metric_learning.WORKLOADS)
+             *spectral.WORKLOADS, *pca_solvers.WORKLOADS, *lda_solvers.WORKLOADS,
+             *kernel_pca_solvers.WORKLOADS, *isomap.WORKLOADS, *lle.WORKLOADS,
+             *metric_learning.WORKLOADS)
 BY_NAME = {workload.name: workload for workload in WORKLOADS}
 
 __all__ = ["BY_NAME", "WORKLOADS", "Grid", "Impl", "Target", "Workload"]

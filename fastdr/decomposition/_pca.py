@@ -1,69 +1,93 @@
-"""Principal component analysis (Zhou, ch. 10.3).
+"""Principal component analysis (Zhou, ch. 10.3), a drop-in for scikit-learn 1.9's ``PCA``.
 
 Centre the data, eigendecompose the covariance matrix (or the Gram matrix of the centred
-rows, when there are fewer samples than features), keep the top d' eigenvectors.
+rows, when there are fewer samples than features), keep the top d' eigenvectors. The
+solvers, scikit-learn's ``"auto"`` rule and the checks of ``n_components`` live in
+:mod:`._pca_solvers`, Minka's choice of d' in :mod:`._pca_mle`, sparse input in
+:mod:`._pca_sparse`.
 """
 
+from math import log, pi
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
-import scipy.sparse.linalg
 
 from .._base import BaseEstimator, TransformerMixin
-from .._eigen import check_spectrum, spectral_pairs
-from .._eigen_values import fix_signs, inverse_sqrt, select_count
+from .._eigen_values import fix_signs, n_components_for_ratio
 from .._feature_names import record_feature_names
 from .._params import Interval, StrOptions, validate_params
-from .._validation import (
-    check_array,
-    check_dense_allocation,
-    check_is_fitted,
-    check_n_components,
-    check_query,
+from .._validation import check_array, check_is_fitted, check_n_features, check_query
+from ._centred import project_centred
+from ._pca_mle import infer_dimension
+from ._pca_solvers import (
+    EXACT,
+    fit_covariance,
+    fit_full,
+    fit_gram,
+    fit_truncated,
+    resolve_auto,
 )
-from ._centred import (
-    centred_gram,
-    centred_scatter,
-    mean_and_total_scatter,
-    orthonormal_complement,
-    project_centred,
-)
+from ._pca_solvers import check_count as _check_count
+from ._pca_sparse import check_sparse, check_sparse_solver, is_sparse
 
-SVD_SOLVERS = ("auto", "covariance_eigh", "gram", "full", "randomized")
-_SCATTER = "The scatter matrix of the centred data"
-_REMEDY = ("The squares of X's values overflow float64: scale X first (for example with "
-           "sklearn.preprocessing.StandardScaler).")
+SVD_SOLVERS = ("auto", "full", "covariance_eigh", "arpack", "randomized", "gram")
 
 
 class PCA(TransformerMixin, BaseEstimator):
     """Principal component analysis: the top eigenvectors of the covariance matrix.
 
+    The same parameters, attributes, methods, errors and answers as scikit-learn 1.9's
+    ``sklearn.decomposition.PCA`` (components equal, signs included: each component's
+    largest-magnitude entry is positive).
+
     Parameters
     ----------
-    n_components : int, float or None, default=None
-        An int keeps that many components (at most ``min(n_samples, n_features)``). A float
-        ``t`` in (0, 1] keeps the smallest d' whose cumulative explained-variance ratio is
-        ``>= t`` (the textbook rule; scikit-learn keeps the smallest d' whose ratio is
-        strictly ``> t``, and so keeps one more component when a cumulative ratio equals
-        ``t`` exactly; a round-off allowance of 1e-12 applies). None keeps
-        ``min(n_samples, n_features)`` components.
+    n_components : int, float, "mle" or None, default=None
+        An int keeps that many components (0 to ``min(n_samples, n_features)``; 1 to
+        ``min(...) - 1`` with ``"arpack"``). A float in (0, 1) keeps the smallest d' whose
+        cumulative explained-variance ratio is strictly greater than it (scikit-learn's rule;
+        see ``t`` for the textbook's). ``"mle"``: Minka's maximum-likelihood d' (needs
+        ``n_samples >= n_features``). None keeps ``min(n_samples, n_features)`` components
+        (one fewer with ``"arpack"``).
+    copy : bool, default=True
+        False lets ``svd_solver="full"`` centre a float64 X in place (X is then
+        overwritten; use ``fit_transform``). The other solvers never write to X.
     whiten : bool, default=False
-        Scale the projections to unit variance (components with zero variance project to 0).
-    svd_solver : {"auto", "covariance_eigh", "gram", "full", "randomized"}, default="auto"
-        ``"covariance_eigh"``: the d x d covariance matrix (see :func:`centred_scatter`: one
-        BLAS product, or float64 accumulation over row blocks when centring would cancel;
-        never a copy of X), then LAPACK ``eigh``; time O(m d^2 + d^3).
-        ``"gram"``: the m x m Gram matrix of the centred rows (one m x m array); time
-        O(m^2 d + m^3). ``"full"``: LAPACK SVD of a centred float64 copy of X (the most
-        accurate for tiny variances). ``"randomized"``: randomized block Krylov on the
-        covariance operator ``Xc^T Xc``, never forming it (O(m d) per pass); needs an int
-        ``n_components``.
-        ``"auto"`` takes ``"covariance_eigh"`` when ``n_samples >= n_features`` and
-        ``"gram"`` otherwise.
-    random_state : int, RandomState or None, default=None
-        Seeds the randomized solver (and the iterative eigensolver used for a few
-        components of a large covariance or Gram matrix).
+        Scale the projections to unit variance (components of zero variance project to 0).
+    svd_solver : {"auto", "full", "covariance_eigh", "arpack", "randomized", "gram"}, \
+default="auto"
+        ``"covariance_eigh"``: the d x d covariance (one BLAS product, or float64
+        accumulation over row blocks when centring would cancel; never a copy of X), then
+        LAPACK ``eigh``; O(m d^2 + d^3). ``"full"``: LAPACK SVD of a centred copy.
+        ``"arpack"``: ``scipy.sparse.linalg.svds`` of the implicitly centred X (needs
+        ``n_components < min(X.shape)``). ``"randomized"``: Halko et al.'s randomized SVD
+        of the implicitly centred X. fastdr's extra ``"gram"``: the m x m Gram matrix of
+        the centred rows; O(m^2 d + m^3).
+        ``"auto"`` is scikit-learn's rule: sparse X takes ``"arpack"``; at most 1,000
+        features and 10 times as many samples take ``"covariance_eigh"``; else a problem
+        larger than 500 x 500 with an int ``n_components`` below 80% of ``min(X.shape)``
+        takes ``"randomized"``; the rest is scikit-learn's ``"full"``, which fastdr
+        computes exactly but faster through ``"covariance_eigh"`` (n_samples >=
+        n_features) or ``"gram"``.
+    tol : float, default=0.0
+        Tolerance of the singular values for ``"arpack"`` (0: machine precision).
+    iterated_power : int or "auto", default="auto"
+        Power iterations of ``"randomized"``; ``"auto"``: 7 when ``n_components`` is below
+        10% of ``min(X.shape)``, else 4.
+    n_oversamples : int, default=10
+        Extra random vectors of ``"randomized"``.
+    power_iteration_normalizer : {"auto", "QR", "LU", "none"}, default="auto"
+        How ``"randomized"`` renormalises between power iterations; ``"auto"``: none up to
+        2 iterations, LU beyond.
+    random_state : int, RandomState instance or None, default=None
+        Seeds ``"arpack"``'s starting vector and ``"randomized"``'s block (the same draws as
+        scikit-learn, so a seed gives its answer), and the iterative eigensolver used for a
+        few components of a covariance larger than 1,000 x 1,000.
+    t : float in (0, 1] or None, default=None
+        fastdr's extra, keyword-only: the textbook's explained-variance threshold (Zhou,
+        eq. 10.18): keep the smallest d' whose cumulative ratio is ``>= t`` (1e-12 allowed
+        for round-off). Needs ``n_components=None`` and an exact solver.
 
     Attributes
     ----------
@@ -77,43 +101,70 @@ class PCA(TransformerMixin, BaseEstimator):
         Singular values of the centred data.
     mean_ : ndarray of shape (n_features,)
     n_components_ : int
-    n_features_in_ : int
     n_samples_ : int
+    noise_variance_ : float
+        Probabilistic PCA's noise variance (Tipping and Bishop, 1999): the mean of the
+        remaining ``min(n_samples, n_features) - n_components_`` eigenvalues (all
+        ``n_features - n_components_`` with ``"covariance_eigh"``), 0 when none remain.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined only when X has string column names.
 
     Notes
     -----
-    Complexity with the default solver: time O(m d^2 + d^3) for m >= d, O(m^2 d + m^3)
-    otherwise; memory O(d^2) (resp. one m x m array) beyond X.
+    Sparse X (CSR or CSC; other formats are converted to CSR) is never densified:
+    ``"arpack"`` applies ``X - 1 mean^T`` as an operator, ``"covariance_eigh"`` forms
+    ``X^T X - m mean mean^T``. Complexity with the default solver: time O(m d^2 + d^3) for
+    m >= 10 d, memory O(d^2) beyond X.
     """
 
     _parameter_constraints = {
-        "n_components": [Interval(Integral, 1, None, closed="left"),
-                         Interval(Real, 0, 1, closed="right"), None],
+        "n_components": [Interval(Integral, 0, None, closed="left"),
+                         Interval(Real, 0, 1, closed="neither"), StrOptions({"mle"}), None],
+        "copy": ["boolean"],
         "whiten": ["boolean"],
         "svd_solver": [StrOptions(SVD_SOLVERS)],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "iterated_power": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
+        "n_oversamples": [Interval(Integral, 1, None, closed="left")],
+        "power_iteration_normalizer": [StrOptions({"auto", "QR", "LU", "none"})],
         "random_state": ["random_state"],
+        "t": [Interval(Real, 0, 1, closed="right"), None],
     }
 
-    def __init__(self, *, n_components=None, whiten=False, svd_solver="auto",
-                 random_state=None):
+    def __init__(self, n_components=None, *, copy=True, whiten=False, svd_solver="auto",
+                 tol=0.0, iterated_power="auto", n_oversamples=10,
+                 power_iteration_normalizer="auto", random_state=None, t=None):
         self.n_components = n_components
+        self.copy = copy
         self.whiten = whiten
         self.svd_solver = svd_solver
+        self.tol = tol
+        self.iterated_power = iterated_power
+        self.n_oversamples = n_oversamples
+        self.power_iteration_normalizer = power_iteration_normalizer
         self.random_state = random_state
+        self.t = t
+
+    def _fastdr_tags(self):
+        return {"transformer_tags.preserves_dtype": ["float64", "float32"],
+                "input_tags.sparse": self.svd_solver in ("auto", "arpack", "covariance_eigh")}
 
     def fit(self, X, y=None):
         """Fit the principal axes on X.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples (at least 2).
         y : ignored
+            Not used; present for API consistency.
 
         Returns
         -------
         self
         """
-        self._fit(self._validate_fit_input(X))
+        self._fit(X)
         return self
 
     def fit_transform(self, X, y=None):
@@ -121,7 +172,7 @@ class PCA(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training samples (at least 2).
         y : ignored
             Not used; present for API consistency.
@@ -130,126 +181,111 @@ class PCA(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        X_valid = self._validate_fit_input(X)
-        self._fit(X_valid)
+        X_valid, Z = self._fit(X)
+        if Z is not None:  # U S of the SVD, as scikit-learn (X may be centred in place)
+            return self._whiten(Z)
         return self._project(X_valid)
 
     def _validate_fit_input(self, X):
         validate_params(self)
+        if self.t is not None and self.n_components is not None:
+            raise ValueError(
+                f"t={self.t!r} and n_components={self.n_components!r} both choose the number "
+                "of components. Pass only one of them (n_components=None with t)."
+            )
         record_feature_names(self, X)
+        if is_sparse(X):
+            check_sparse_solver(self.svd_solver)
+            return check_sparse(X, min_samples=2)
         return check_array(X, min_samples=2)
 
     def _fit(self, X):
+        X = self._validate_fit_input(X)
         m, d = X.shape
-        n_components = check_n_components(
-            self.n_components, min(m, d), estimator="PCA", limit="min(n_samples, n_features)")
+        sparse = is_sparse(X)
+        want = self.n_components if self.t is None else self.t
         solver = self.svd_solver
         if solver == "auto":
-            solver = "covariance_eigh" if m >= d else "gram"
-        if solver == "randomized" and not isinstance(n_components, int):
+            solver = resolve_auto(want, X.shape, sparse)
+        if self.n_components is None and self.t is None:
+            want = min(m, d) - 1 if solver == "arpack" else min(m, d)
+        if self.t is not None and solver not in EXACT:
             raise ValueError(
-                f"svd_solver='randomized' needs an int n_components; got {n_components!r}. "
-                "Pass an int, or use svd_solver='auto' for a variance threshold."
+                f"t={self.t!r} needs the whole spectrum, which svd_solver={solver!r} does not "
+                "compute. Pass svd_solver='full', 'covariance_eigh' or 'auto'."
             )
-        if solver == "covariance_eigh":
-            mean, values, vectors, total = self._fit_covariance(X, n_components)
-        elif solver == "gram":
-            mean, values, vectors, total = self._fit_gram(X, n_components)
-        elif solver == "full":
-            mean, values, vectors, total = self._fit_full(X, n_components)
+        _check_count(want if self.t is None else 0.5, solver, X.shape)
+        self._fit_svd_solver = solver
+        k = want if isinstance(want, Integral) else None  # None: the whole spectrum
+        if solver in ("arpack", "randomized"):
+            route = fit_truncated(X, k, solver, self)
+        elif solver == "covariance_eigh" or (self.svd_solver == "auto" and m >= d):
+            route = fit_covariance(X, k)
+        elif solver == "gram" or self.svd_solver == "auto":
+            route = fit_gram(X, k)
         else:
-            mean, values, vectors, total = self._fit_randomized(X, n_components)
-        return self._set_fitted(mean, values, vectors, total, m, d, X.dtype)
+            in_place = not self.copy and X.dtype == np.float64 and X.flags.writeable
+            route = fit_full(X, in_place)
+        self._set_fitted(route.mean, route.values, route.vectors, route.total, m, d, X.dtype,
+                         n_spectrum=route.n_spectrum, keep=self._count(route, want, m))
+        if route.scores is None:
+            return X, None
+        # U S of the SVD, its columns flipped as the components' signs were
+        kept = self.n_components_
+        signs = np.sign(np.sum(route.vectors[:, :kept] * self.components_.T, axis=0))
+        Z = route.scores[:, :kept] * signs
+        return X, np.ascontiguousarray(Z, dtype=self.components_.dtype)
 
-    def _set_fitted(self, mean, values, vectors, total, m, d, dtype):
+    def _count(self, route, want, m):
+        """d': as asked, or chosen from the whole spectrum (float, "mle" or ``t``)."""
+        if isinstance(want, Integral):
+            return int(want)
+        values = route.values
+        if self.t is not None:
+            return n_components_for_ratio(values, self.t)
+        if want == "mle":
+            return infer_dimension(values / (m - 1), m)
+        ratios = np.cumsum(values / route.total) if route.total > 0 else np.ones_like(values)
+        return min(int(np.searchsorted(ratios, want, side="right")) + 1, values.shape[0])
+
+    def _set_fitted(self, mean, values, vectors, total, m, d, dtype, *, n_spectrum=None,
+                    keep=None):
         """Fitted attributes from the centred scatter's leading eigenpairs.
 
         Shared with :class:`fastdr.dask.PCA`, which computes the scatter over a cluster.
-        ``total`` is the scatter's trace (the total variance times ``m - 1``).
+        ``values`` are the scatter's top eigenvalues (descending; the whole spectrum when
+        ``len(values) == n_spectrum``), ``total`` its trace, ``n_spectrum`` the length of
+        the spectrum the noise variance averages over (default ``min(m, d)``), ``keep`` how
+        many pairs to keep (default all given).
         """
-        k = values.shape[0]
+        n_spectrum = min(m, d) if n_spectrum is None else n_spectrum
+        k = values.shape[0] if keep is None else keep
         components = fix_signs(np.array(vectors[:, :k], dtype=np.float64)).T
-        variance = values / (m - 1)
+        variance = values[:k] / (m - 1)
         self.mean_ = mean.astype(dtype)
         self.components_ = np.ascontiguousarray(components, dtype=dtype)
         self.explained_variance_ = variance.astype(dtype)
         ratio = variance / (total / (m - 1)) if total > 0 else np.zeros_like(variance)
         self.explained_variance_ratio_ = ratio.astype(dtype)
-        self.singular_values_ = np.sqrt(values).astype(dtype)
+        self.singular_values_ = np.sqrt(values[:k]).astype(dtype)
+        if k >= min(m, d):
+            noise = 0.0
+        elif values.shape[0] == n_spectrum:  # the whole spectrum: the mean of the rest
+            noise = float(np.mean(values[k:])) / (m - 1)
+        else:
+            noise = max(total - float(np.sum(values[:k])), 0.0) / (n_spectrum - k) / (m - 1)
+        self.noise_variance_ = np.asarray(noise, dtype=dtype)[()]
         self.n_components_ = int(k)
         self.n_features_in_ = int(d)
         self.n_samples_ = int(m)
         return self
-
-    def _fit_covariance(self, X, n_components):
-        mean, scatter = centred_scatter(X)
-        total = float(np.trace(scatter))
-        values, vectors = spectral_pairs(
-            scatter, n_components, solver="auto", what=_SCATTER, psd=True, remedy=_REMEDY,
-            max_components=min(X.shape), random_state=self.random_state, overwrite_a=True)
-        return mean, values, vectors, total
-
-    def _fit_gram(self, X, n_components):
-        m, d = X.shape
-        check_dense_allocation((m, m), np.float64, what=f"The {m} x {m} Gram matrix of PCA",
-                               alternative="Use svd_solver='randomized' or 'full'.")
-        mean = X.mean(axis=0, dtype=np.float64)
-        gram = centred_gram(X, mean)
-        total = float(np.trace(gram))
-        values, left = spectral_pairs(
-            gram, n_components, solver="auto", what="The Gram matrix of the centred data",
-            psd=True, remedy=_REMEDY, max_components=min(m, d), random_state=self.random_state,
-            overwrite_a=True)
-        del gram
-        # Right singular vectors v = Xc^T u / s (u is orthogonal to 1, so Xc^T u = X^T u).
-        vectors = np.asarray(X.T @ left.astype(X.dtype), dtype=np.float64)
-        vectors -= np.outer(mean, left.sum(axis=0))
-        null = values <= 10 * max(m, d) * np.finfo(np.float64).eps * max(values.max(), 0.0)
-        good = ~null
-        vectors[:, good] /= np.sqrt(values[good])
-        if null.any():
-            vectors[:, null] = orthonormal_complement(vectors[:, good], int(null.sum()), d)
-            values[null] = 0.0
-        return mean, values, vectors, total
-
-    def _fit_full(self, X, n_components):
-        mean = X.mean(axis=0, dtype=np.float64)
-        centred = np.subtract(X, mean, dtype=np.float64)
-        _, singular, vt = scipy.linalg.svd(centred, full_matrices=False, overwrite_a=True,
-                                           check_finite=False)
-        with np.errstate(over="ignore"):
-            values = singular**2  # inf when X's squares overflow: refused just below
-        check_spectrum(values, None, values.shape[0], what="The centred data",
-                       dtype=np.float64, remedy=_REMEDY)
-        k = select_count(values, n_components, min(X.shape))
-        return mean, values[:k], vt[:k].T, float(np.sum(values))
-
-    def _fit_randomized(self, X, n_components):
-        d = X.shape[1]
-        mean, total = mean_and_total_scatter(X)
-        mean_x = mean.astype(X.dtype)
-
-        def matmat(Q):
-            Q = np.asarray(Q, dtype=X.dtype).reshape(d, -1)
-            W = X @ Q - mean_x @ Q
-            return np.asarray(X.T @ W - np.outer(mean_x, W.sum(axis=0)), dtype=Q.dtype)
-
-        if not np.isfinite(total):
-            raise ValueError(f"{_SCATTER} has non-finite entries (inf or NaN). {_REMEDY}")
-        operator = scipy.sparse.linalg.LinearOperator(
-            (d, d), matvec=matmat, matmat=matmat, rmatvec=matmat, rmatmat=matmat,
-            dtype=X.dtype)
-        values, vectors = spectral_pairs(
-            operator, n_components, solver="randomized", what=_SCATTER, psd=True,
-            remedy=_REMEDY, finite_checked=True, random_state=self.random_state)
-        return mean, values, vectors, total
 
     def transform(self, X):
         """Project X on the principal axes.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -258,12 +294,28 @@ class PCA(TransformerMixin, BaseEstimator):
             ``whiten``.
         """
         check_is_fitted(self, "components_")
+        if is_sparse(X):
+            X = check_sparse(X)
+            check_n_features(self, X, "transform")
+            return self._project(X)
         return self._project(check_query(self, X, "transform"))
 
     def _project(self, X):
-        Z = project_centred(X, self.mean_, self.components_)
+        if is_sparse(X):
+            W = self.components_.T.astype(X.dtype)
+            Z = np.asarray(X @ W) - self.mean_.astype(X.dtype) @ W
+        else:
+            Z = project_centred(X, self.mean_, self.components_)
+        return self._whiten(Z)
+
+    def _whiten(self, Z):
         if self.whiten:
-            Z *= inverse_sqrt(self.explained_variance_).astype(Z.dtype)
+            scale = np.sqrt(np.maximum(self.explained_variance_.astype(np.float64), 0.0))
+            factor = np.zeros_like(scale)
+            positive = scale > 0
+            eps = np.finfo(self.components_.dtype).eps
+            factor[positive] = 1.0 / np.maximum(scale[positive], eps)
+            Z *= factor.astype(Z.dtype)
         return Z
 
     def inverse_transform(self, X):
@@ -278,7 +330,7 @@ class PCA(TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, n_features)
         """
         check_is_fitted(self, "components_")
-        Z = check_array(X)
+        Z = check_array(X, min_samples=0, min_features=0)
         if Z.shape[1] != self.n_components_:
             raise ValueError(
                 f"X has {Z.shape[1]} columns, but this PCA has {self.n_components_} "
@@ -289,3 +341,87 @@ class PCA(TransformerMixin, BaseEstimator):
             W = np.sqrt(np.maximum(self.explained_variance_, 0)).astype(np.float64)[:, None] * W
         out = Z.astype(np.float64) @ W + self.mean_.astype(np.float64)
         return out.astype(Z.dtype)
+
+    def _model_terms(self):
+        components = self.components_
+        variance = self.explained_variance_
+        if self.whiten:  # scikit-learn's generative model of the whitened fit
+            components = components * np.sqrt(variance[:, None])
+        noise = self.noise_variance_
+        diff = np.where(variance > noise, variance - noise, 0.0).astype(variance.dtype)
+        return components, diff, noise
+
+    def get_covariance(self):
+        """The data covariance under probabilistic PCA's generative model.
+
+        ``components_.T diag(explained_variance_ - noise_variance_) components_ +
+        noise_variance_ I`` (differences below 0 count as 0; with ``whiten`` each component
+        is scaled by ``sqrt(explained_variance_)`` first, as scikit-learn does).
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+        """
+        check_is_fitted(self, "components_")
+        components, diff, noise = self._model_terms()
+        cov = (components.T * diff) @ components
+        cov.flat[::cov.shape[0] + 1] += noise
+        return cov
+
+    def get_precision(self):
+        """The inverse of :meth:`get_covariance`, by the matrix inversion lemma.
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+        """
+        check_is_fitted(self, "components_")
+        d = self.components_.shape[1]
+        if self.n_components_ == 0:
+            return np.eye(d) / self.noise_variance_
+        if self.noise_variance_ == 0.0:
+            return scipy.linalg.inv(self.get_covariance())
+        components, diff, noise = self._model_terms()
+        inner = components @ components.T / noise
+        with np.errstate(divide="ignore"):
+            inner.flat[::inner.shape[0] + 1] += 1.0 / diff
+        precision = components.T @ scipy.linalg.inv(inner) @ components
+        precision /= -(noise**2)
+        precision.flat[::d + 1] += 1.0 / noise
+        return precision
+
+    def score_samples(self, X):
+        """Log-likelihood of each sample under probabilistic PCA (Tipping and Bishop, 1999).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "components_")
+        X = check_query(self, X, "score_samples")
+        resid = X - self.mean_
+        precision = self.get_precision()
+        log_like = -0.5 * np.sum(resid * (resid @ precision), axis=1)
+        sign, logdet = np.linalg.slogdet(precision)
+        logdet = logdet if sign > 0 else -np.inf
+        log_like -= 0.5 * (X.shape[1] * log(2.0 * pi) - logdet)
+        return log_like
+
+    def score(self, X, y=None):
+        """Mean log-likelihood of the samples under probabilistic PCA.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+            Not used; present for API consistency.
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean(self.score_samples(X)))
