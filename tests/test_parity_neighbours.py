@@ -335,3 +335,43 @@ def test_numba_jitted_callable_equals_the_named_metric():
     np.testing.assert_allclose(d_jit, d_named, **TOL)
     np.testing.assert_allclose(fastdr.pairwise_distances(X[:7], X, manhattan),
                                fastdr.pairwise_distances(X[:7], X, "manhattan"), **TOL)
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+def test_multi_output_classifier_and_the_neighbour_methods_match_sklearn(weights):
+    from sklearn.neighbors import KNeighborsClassifier as SkC
+
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((60, 3))
+    Y = np.column_stack([(X[:, 0] > 0).astype(int), np.where(X[:, 1] > 0, "a", "b"),
+                         rng.integers(0, 3, 60)])
+    Q = rng.standard_normal((12, 3))
+    ours = fastdr.KNeighborsClassifier(4, weights=weights).fit(X, Y)
+    theirs = SkC(4, weights=weights).fit(X, Y)
+    assert ours.outputs_2d_ is True and theirs.outputs_2d_ is True
+    np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
+    for got, expected in zip(ours.predict_proba(Q), theirs.predict_proba(Q), strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    for got, expected in zip(ours.classes_, theirs.classes_, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    d, i = ours.kneighbors(Q)
+    sk_d, sk_i = theirs.kneighbors(Q)
+    np.testing.assert_array_equal(i, sk_i)
+    np.testing.assert_allclose(d, sk_d, rtol=1e-12)
+    np.testing.assert_allclose(ours.kneighbors_graph(Q, mode="distance").toarray(),
+                               theirs.kneighbors_graph(Q, mode="distance").toarray(),
+                               rtol=1e-12)
+
+
+def test_column_vector_y_warns_and_is_one_output_as_in_sklearn():
+    from sklearn.exceptions import DataConversionWarning as SkDCW
+
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((30, 2))
+    y = (X[:, :1] > 0).astype(int)
+    with pytest.warns(SkDCW, match="A column-vector y was passed"):
+        clf = fastdr.KNeighborsClassifier(3).fit(X, y)
+    assert clf.outputs_2d_ is False and clf.predict(X[:4]).shape == (4,)
+    i = fastdr.KNeighborsRegressor(3).fit(X, y.ravel()).kneighbors(X[:4], 2,
+                                                                   return_distance=False)
+    assert i.shape == (4, 2)

@@ -11,7 +11,7 @@ from .._feature_names import record_feature_names
 from .._metric import KIND_POWER, NEIGHBOR_METRICS, resolve_neighbors_metric
 from .._params import N_JOBS, VERBOSE, Interval, Satisfies, StrOptions, validate_params
 from .._progress import StageLog
-from .._validation import check_array, check_is_fitted, check_query, check_scalar
+from .._validation import check_array, check_is_fitted, check_option, check_query, check_scalar
 from . import _approximate, _metric_search, _search, _sparse_search
 
 #: What scikit-learn's KDTree accepts (``"auto"`` picks the k-d tree only for these).
@@ -49,6 +49,52 @@ class NeighborsBase(BaseEstimator):
         """What every neighbours ``fit`` does first: check the parameters, record names."""
         validate_params(self)
         record_feature_names(self, X)
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """Find the k nearest training points of each query.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features) or None
+            None means the training points, each excluding itself by index (a duplicate
+            point still counts as a neighbour).
+        n_neighbors : int or None
+            Defaults to the constructor's ``n_neighbors``.
+        return_distance : bool, default=True
+
+        Returns
+        -------
+        distances : ndarray of shape (n_queries, n_neighbors)
+            Only when ``return_distance``; ascending, in the training dtype.
+        indices : ndarray of shape (n_queries, n_neighbors)
+        """
+        log = StageLog(type(self).__name__, self.verbose)
+        Q = self._query_points(X, "kneighbors")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        sq_dist, indices = self._kneighbors_sq(Q, k)
+        log.done(f"k-NN search ({self._algorithm}, k={k})")
+        if return_distance:
+            return self._to_reported(sq_dist), indices
+        return indices
+
+    def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
+        """The k-NN graph as a ``scipy.sparse.csr_matrix`` of shape (n_queries, n_samples_fit).
+
+        Parameters
+        ----------
+        X : array-like or None
+            None means the training points, each excluding itself.
+        n_neighbors : int or None
+        mode : {"connectivity", "distance"}
+            Ones, or the distances, as the stored values.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+        """
+        check_option(mode, "mode", ("connectivity", "distance"))
+        dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
+        return _search.knn_csr(dist, ind, mode, self.n_samples_fit_)
 
     def _fit_neighbors(self, X):
         self._sparse_index = None  # sparse hook: set by the sparse fit

@@ -1,5 +1,7 @@
 """k-NN classification (majority or distance-weighted vote) and regression (mean)."""
 
+import warnings
+
 import numpy as np
 
 from .._base import ClassifierMixin, RegressorMixin
@@ -8,6 +10,7 @@ from .._parallel import parallel_section
 from .._params import StrOptions
 from .._progress import StageLog
 from .._validation import check_classification_targets, check_is_fitted
+from ..exceptions import DataConversionWarning, compatible
 from . import _sparse_search  # sparse hook (issue 15): sparse X in fit
 from ._base import NeighborsBase
 
@@ -153,9 +156,15 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
 
     Attributes
     ----------
-    classes_ : ndarray
-        The sorted class labels (any type numpy can sort).
+    classes_ : ndarray, or list of ndarray
+        The sorted class labels (any type numpy can sort); one array per output when y has
+        several columns.
+    outputs_2d_ : bool
+        Whether y had several columns (multi-output classification, one vote per output).
+    effective_metric_ : str or callable
+    effective_metric_params_ : dict
     n_features_in_ : int
+    n_samples_fit_ : int
 
     Notes
     -----
@@ -175,8 +184,18 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         self
         """
         self._start_fit(X)
-        X, y = _sparse_search.check_X_y(X, y)
-        self.classes_, self._y_codes = check_classification_targets(y)
+        X, y = _sparse_search.check_X_y(X, y, multi_output=True)
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; it was raveled to "
+                "shape (n_samples,).", compatible(DataConversionWarning), stacklevel=2)
+            y = y.ravel()
+        self.outputs_2d_ = y.ndim == 2
+        columns = y if self.outputs_2d_ else y[:, None]
+        classes, codes = zip(*(check_classification_targets(columns[:, j])
+                               for j in range(columns.shape[1])), strict=True)
+        self.classes_ = list(classes) if self.outputs_2d_ else classes[0]
+        self._y_codes = [np.ascontiguousarray(c) for c in codes]
         self._fit_neighbors(X)
         return self
 
@@ -189,14 +208,16 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
 
         Returns
         -------
-        ndarray of shape (n_queries, n_classes)
+        ndarray of shape (n_queries, n_classes), or a list of one such array per output
         """
         indices, weights = self._neighbor_weights(X, "predict_proba")
         log = StageLog(type(self).__name__, self.verbose)
+        classes = self.classes_ if self.outputs_2d_ else [self.classes_]
         with parallel_section(self.n_jobs):
-            proba = class_votes(indices, weights, self._y_codes, len(self.classes_))
+            proba = [class_votes(indices, weights, codes, len(labels))
+                     for codes, labels in zip(self._y_codes, classes, strict=True)]
         log.done("vote")
-        return proba
+        return proba if self.outputs_2d_ else proba[0]
 
     def predict(self, X):
         """Predicted class labels.
@@ -210,7 +231,10 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         ndarray of shape (n_queries,)
         """
         proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        if not self.outputs_2d_:
+            return self.classes_[np.argmax(proba, axis=1)]
+        return np.column_stack([labels[np.argmax(p, axis=1)]
+                                for labels, p in zip(self.classes_, proba, strict=True)])
 
 
 class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):

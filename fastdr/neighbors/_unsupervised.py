@@ -128,33 +128,6 @@ class NearestNeighbors(NeighborsBase):
         log.done(f"fit ({self._algorithm})")
         return self
 
-    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
-        """Find the k nearest training points of each query.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_features) or None
-            None means the training points, each excluding itself by index (a duplicate
-            point still counts as a neighbour).
-        n_neighbors : int or None
-            Defaults to the constructor's ``n_neighbors``.
-        return_distance : bool, default=True
-
-        Returns
-        -------
-        distances : ndarray of shape (n_queries, n_neighbors)
-            Only when ``return_distance``; ascending, in the training dtype.
-        indices : ndarray of shape (n_queries, n_neighbors)
-        """
-        log = StageLog(type(self).__name__, self.verbose)
-        Q = self._query_points(X, "kneighbors")
-        k = self.n_neighbors if n_neighbors is None else n_neighbors
-        sq_dist, indices = self._kneighbors_sq(Q, k)
-        log.done(f"k-NN search ({self._algorithm}, k={k})")
-        if return_distance:
-            return self._to_reported(sq_dist), indices
-        return indices
-
     def radius_neighbors(self, X=None, radius=None, return_distance=True, sort_results=False):
         """Find every training point within ``radius`` of each query.
 
@@ -195,25 +168,6 @@ class NearestNeighbors(NeighborsBase):
         if return_distance:
             return dist_rows, ind_rows
         return ind_rows
-
-    def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
-        """The k-NN graph as a ``scipy.sparse.csr_matrix`` of shape (n_queries, n_samples_fit).
-
-        Parameters
-        ----------
-        X : array-like or None
-            None means the training points, each excluding itself.
-        n_neighbors : int or None
-        mode : {"connectivity", "distance"}
-            Ones, or the distances, as the stored values.
-
-        Returns
-        -------
-        scipy.sparse.csr_matrix
-        """
-        check_option(mode, "mode", ("connectivity", "distance"))
-        dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
-        return _search.knn_csr(dist, ind, mode, self.n_samples_fit_)
 
     def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity",
                                sort_results=False):
