@@ -96,3 +96,13 @@ def test_nca_callback_gets_the_flattened_map_as_in_memory():
     fastdr.NeighborhoodComponentsAnalysis(
         callback=lambda t, n: seen["memory"].append((t.shape, n)), **kwargs).fit(X, y)
     assert seen["dask"] == seen["memory"] and seen["dask"][0] == ((6,), 1)
+
+
+@pytest.mark.parametrize("n_components", [2, 0.8, "mle", None])
+def test_pca_equals_the_in_memory_covariance_route_and_scores(n_components):
+    X, _ = _data(m=120, d=5, seed=4)
+    ours = fdd.PCA(n_components=n_components).fit(da.from_array(X, chunks=(50, 5)))
+    ref = fastdr.PCA(n_components=n_components, svd_solver="covariance_eigh").fit(X)
+    assert ours.n_components_ == ref.n_components_
+    np.testing.assert_allclose(ours.noise_variance_, ref.noise_variance_, rtol=1e-8)
+    np.testing.assert_allclose(ours.to_local().score(X), ref.score(X), rtol=1e-8)

@@ -1,12 +1,15 @@
 """PCA over dask arrays: one pass of per-block moments, a tree merge, eigh on the client."""
 
+from numbers import Integral
+
 import dask
 import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import spectral_pairs
 from .._params import validate_params
-from .._validation import check_is_fitted, check_n_components, check_option
+from .._validation import check_is_fitted, check_option
+from ..decomposition._pca_solvers import Route, check_count
 from ._utils import (
     as_dask_queries,
     as_dask_rows,
@@ -19,7 +22,8 @@ from ._utils import (
 
 SVD_SOLVERS = ("auto", "covariance_eigh")
 _FITTED = ("mean_", "components_", "explained_variance_", "explained_variance_ratio_",
-           "singular_values_", "n_components_", "n_features_in_", "n_samples_")
+           "singular_values_", "noise_variance_", "n_components_", "n_features_in_",
+           "n_samples_")
 
 
 def moments(X):
@@ -43,8 +47,9 @@ class PCA(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_components : int, float or None, default=None
-        As in :class:`fastdr.PCA`.
+    n_components : int, float, "mle" or None, default=None
+        As in :class:`fastdr.PCA` (a float keeps the fewest components whose explained share
+        exceeds it, as scikit-learn does).
     whiten : bool, default=False
     svd_solver : {"auto", "covariance_eigh"}, default="auto"
         Only the covariance route distributes (the Gram, full-SVD and randomized solvers of
@@ -56,6 +61,8 @@ class PCA(TransformerMixin, BaseEstimator):
     ----------
     components_, explained_variance_, explained_variance_ratio_, singular_values_, mean_ :
         NumPy arrays, as in :class:`fastdr.PCA`.
+    noise_variance_ : float
+        As in :class:`fastdr.PCA` (so ``to_local().score`` works).
     n_components_, n_features_in_, n_samples_ : int
 
     Notes
@@ -87,17 +94,25 @@ class PCA(TransformerMixin, BaseEstimator):
         validate_params(self._local_model())  # the in-memory estimator's parameter table
         X = as_dask_rows(X, "PCA", min_samples=2)
         m, d = X.shape
-        n_components = check_n_components(
-            self.n_components, min(m, d), estimator="PCA", limit="min(n_samples, n_features)")
+        local = self._local_model()
+        # the in-memory covariance_eigh route's rules: the count check, then d' from the
+        # whole spectrum for a float or "mle" (scikit-learn's rule), or the top k pairs
+        want = min(m, d) if self.n_components is None else self.n_components
+        check_count(want, "covariance_eigh", (m, d))
+        k = int(want) if isinstance(want, Integral) else None
         _, mean, scatter = moments(X)
         total = float(np.trace(scatter))
-        # the same eigen pipeline as the in-memory PCA's covariance route
-        values, vectors = spectral_pairs(
-            scatter, n_components, solver="auto", what="The scatter matrix of the centred data",
-            psd=True, max_components=min(m, d), random_state=self.random_state,
-            overwrite_a=True)
-        local = self._local_model()
-        local._set_fitted(mean, values, vectors, total, m, d, X.dtype)
+        if k == 0:
+            values, vectors = np.zeros(0), np.zeros((d, 0))
+        else:
+            # the same eigen pipeline as the in-memory PCA's covariance route
+            values, vectors = spectral_pairs(
+                scatter, k, solver="auto", what="The scatter matrix of the centred data",
+                psd=True, max_components=None, random_state=self.random_state,
+                overwrite_a=True)
+        route = Route(mean, values, vectors, total, d, None)
+        local._set_fitted(mean, values, vectors, total, m, d, X.dtype, n_spectrum=d,
+                          keep=local._count(route, want, m))
         for name in _FITTED:
             setattr(self, name, getattr(local, name))
         return self

@@ -100,17 +100,6 @@ def project_centred(X, mean, components):
     return out
 
 
-def mean_and_total_scatter(X):
-    m, d = X.shape
-    mean = X.mean(axis=0, dtype=np.float64)
-    rows = scatter_block_rows(d)
-    total = 0.0
-    for start in range(0, m, rows):
-        block = X[start:start + rows] - mean
-        total += float(np.einsum("ij,ij->", block, block))
-    return mean, total
-
-
 def orthonormal_complement(basis, count, d):
     """``count`` orthonormal columns orthogonal to the orthonormal columns of ``basis``."""
     rng = np.random.RandomState(0)
