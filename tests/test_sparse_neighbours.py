@@ -373,8 +373,15 @@ def test_unsupported_metric_parameters_and_mixed_fits_are_refused():
         fastdr.pairwise_distances(X, metric="minkowski", metric_params={"w": np.ones(9)})
     with pytest.raises(ValueError, match="takes no metric_params with sparse input"):
         fastdr.pairwise_distances(X, metric="cosine", metric_params={"p": 3})
-    with pytest.raises(ValueError, match="was fitted on dense data"):
-        NearestNeighbors(n_neighbors=1).fit(X.toarray()).kneighbors(X)
+    # sparse queries against a dense fit are made dense, as scikit-learn's brute force does
+    dense_fit = NearestNeighbors(n_neighbors=2).fit(X.toarray())
+    for got, expected in zip(dense_fit.kneighbors(X), dense_fit.kneighbors(X.toarray()),
+                             strict=True):
+        np.testing.assert_array_equal(got, expected)
+    bad = X.copy()
+    bad.indices[0] = 99  # a column index past the 9 features: refused before any kernel
+    with pytest.raises(ValueError, match="indices"):
+        dense_fit.kneighbors(bad)
     nn = NearestNeighbors(n_neighbors=1).fit(X)
     with pytest.raises(ValueError, match="X has 4 features, but NearestNeighbors is "
                                          "expecting 9 features"):

@@ -197,8 +197,10 @@ class NeighborsBase(BaseEstimator):
         check_is_fitted(self, "_fit_X")
         if X is None:
             return None
-        if getattr(self, "_sparse_index", None) is not None or _sparse_search.issparse(X):
+        if getattr(self, "_sparse_index", None) is not None:
             return _sparse_search.query_points(self, X, method)  # sparse hook
+        if _sparse_search.issparse(X):  # sparse queries against a dense fit: made dense
+            X = _sparse_search.query_points(self, X, method)
         metric = self._metric
         if metric.route == "precomputed":
             X = check_array(X)

@@ -284,10 +284,12 @@ def query_points(estimator, X, method):
         return None
     index = getattr(estimator, "_sparse_index", None)
     if index is None:
-        raise ValueError(
-            f"X is sparse, but this {type(estimator).__name__} was fitted on dense data, "
-            "whose search does not work with sparse matrices. Pass X.toarray(), or fit on "
-            "sparse data.")
+        # a dense fit: its kernels read dense rows, so the queries are made dense (as
+        # scikit-learn's brute force does), after the index checks and a memory check
+        Q = check_csr(X)
+        check_dense_allocation(Q.shape, Q.dtype, what="the sparse queries made dense",
+                               alternative="query in smaller row blocks, or fit on sparse X")
+        return Q.toarray()
     check_feature_names(estimator, X)
     dtype = index.csr.dtype
     if issparse(X):
