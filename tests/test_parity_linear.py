@@ -273,3 +273,26 @@ def test_pca_float32_keeps_its_dtype_like_sklearn():
         assert ours.transform(X).dtype == np.float32
         np.testing.assert_allclose(ours.explained_variance_, sk.explained_variance_,
                                    rtol=1e-4)
+
+
+def test_dense_arpack_centres_a_copy_and_falls_back_to_the_operator_past_the_budget(
+        monkeypatch):
+    from fastdr.decomposition import _pca_solvers
+    from fastdr.exceptions import MemoryBudgetError
+
+    rng = np.random.default_rng(21)
+    X = rng.standard_normal((150, 12)) + 3.0
+    with_copy = fastdr.PCA(3, svd_solver="arpack", random_state=0).fit(X)
+    assert isinstance(_pca_solvers.centred_data(X, prefer_copy=True)[0], np.ndarray)
+
+    def over_budget(*args, **kwargs):
+        raise MemoryBudgetError("over the budget")
+
+    monkeypatch.setattr(_pca_solvers, "check_dense_allocation", over_budget)
+    A = _pca_solvers.centred_data(X, prefer_copy=True)[0]
+    assert not isinstance(A, np.ndarray)  # the implicit operator
+    implicit = fastdr.PCA(3, svd_solver="arpack", random_state=0).fit(X)
+    np.testing.assert_allclose(np.abs(implicit.components_), np.abs(with_copy.components_),
+                               atol=1e-10)
+    np.testing.assert_allclose(implicit.explained_variance_, with_copy.explained_variance_,
+                               rtol=1e-10)
