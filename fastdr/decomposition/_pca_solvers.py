@@ -170,6 +170,16 @@ def centred_data(X, *, prefer_copy=False):
         return centred_operator(X, mean), mean, total
     m, d = X.shape
     mean = X.mean(axis=0, dtype=np.float64)
+    if prefer_copy:
+        try:
+            check_dense_allocation(X.shape, X.dtype, what="the centred copy of X for ARPACK",
+                                   alternative="the implicit centring it falls back to")
+        except MemoryBudgetError:
+            pass
+        else:  # one pass: the copy, then its column sums of squares
+            A = X - mean.astype(X.dtype)
+            total = float(np.einsum("ij,ij->j", A, A, dtype=np.float64).sum())
+            return A, mean, total
     rows = scatter_block_rows(d)
     ssq = np.zeros(d)
     for start in range(0, m, rows):
@@ -179,13 +189,7 @@ def centred_data(X, *, prefer_copy=False):
     with np.errstate(divide="ignore", invalid="ignore"):
         loss = np.where(mean == 0, 0.0, m * mean * mean / ssq)
     if X.dtype == np.float64 and loss.max(initial=0.0) <= _MAX_CANCELLATION:
-        if not prefer_copy:
-            return centred_operator(X, mean), mean, total
-        try:
-            check_dense_allocation(X.shape, X.dtype, what="the centred copy of X for ARPACK",
-                                   alternative="the implicit centring it falls back to")
-        except MemoryBudgetError:
-            return centred_operator(X, mean), mean, total
+        return centred_operator(X, mean), mean, total
     return X - mean.astype(X.dtype), mean, total
 
 
