@@ -27,7 +27,7 @@ else:
     raise SystemExit("an out-of-bounds read did not raise: bounds checking is off")
 PY
 run() { $PYTHON -m pytest -q -p no:randomly -m "not slow and not jit_only" "$@"; }
-# heap, knn, knn_self, distances, vote, pairs (radius), graph, graph_build, lle (and
+# heap, knn, knn_screen, distances, vote, pairs (radius), graph, graph_build, lle (and
 # lle_methods, lle_assembly), mds_restore,
 # matrix_checks, block_product
 run tests/test_kernels_heap.py tests/test_neighbors.py tests/test_pairwise.py \

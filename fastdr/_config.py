@@ -37,11 +37,6 @@ KD_TREE_MAX_DIM = 15
 TARGET_BLOCK = 2048
 #: Query rows per parallel iteration of ``pairwise_distances``' GEMM kernel.
 PAIRWISE_QUERY_BLOCK = 64
-#: Rows (and columns) per block of the symmetric self-query k-NN kernel.
-SELF_BLOCK = 512
-#: The self-query kernel keeps per-thread heaps for all m rows; above this many bytes of
-#: heaps the general kernel (O(block) per thread) is used instead.
-SELF_HEAP_BYTES = 512 * 2**20
 
 # --- geodesic distances (Isomap) ------------------------------------------------------------
 

@@ -111,27 +111,26 @@ def test_results_identical_for_any_thread_count(name):
     np.testing.assert_array_equal(outs[0], outs[2])
 
 
-@pytest.mark.jit_only
 @pytest.mark.parametrize("name", ["NearestNeighbors", "Isomap", "LocallyLinearEmbedding"])
-def test_per_thread_heap_self_query_identical_for_any_thread_count(name, monkeypatch):
-    """m > 2 * block rows and d >= GEMM_MIN_DIM route the neighbour self-query of the fit
-    to the symmetric kernel with per-thread heaps (fastdr/_kernels/knn_self.py)."""
-    from fastdr._kernels import knn_self
+def test_screened_self_query_identical_for_any_thread_count(name, monkeypatch):
+    """float64 data with d >= GEMM_MIN_DIM take the certified float32 screen
+    (fastdr/_kernels/knn_screen.py) for the fit's neighbour self-query."""
+    from fastdr._kernels import knn_screen
 
-    real = knn_self.knn_self_gemm
+    real = knn_screen.knn_screen
     calls = []
 
     def spy(*args):
-        calls.append(args[-3])  # the pool size the heaps are laid out for
+        calls.append(args[-1].size)
         return real(*args)
 
-    monkeypatch.setattr(knn_self, "knn_self_gemm", spy)
-    X, y = small_data(m=1200, d=16)
+    monkeypatch.setattr(knn_screen, "knn_screen", spy)
+    X, y = small_data(m=300, d=16)
     outs = []
     for j in (1, 2, None):
         before = len(calls)
         outs.append(fit_output(make_estimator(name, n_jobs=j), X, y))
-        assert len(calls) > before, "the fit did not reach the per-thread-heap kernel"
+        assert len(calls) > before, "the fit did not reach the screened kernel"
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[0], outs[2])
 

@@ -201,7 +201,7 @@ def test_landmark_dijkstra_in_chunks_under_a_bar_is_bit_identical(rng, monkeypat
 
 
 @pytest.mark.parametrize("algorithm, d, self_query", [
-    ("brute", 20, False),  # knn_gemm over query blocks
+    ("brute", 20, False),  # knn_screen over query blocks
     ("brute", 20, True),  # (m <= 1024: not the self-query kernel) offset moved per chunk
     ("brute", 4, True),  # knn_direct over query rows
     ("kd_tree", 4, True),  # scipy's tree over query rows

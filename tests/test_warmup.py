@@ -11,7 +11,7 @@ from fastdr._kernels import (
     graph,
     kernel_matrix,
     knn,
-    knn_self,
+    knn_screen,
     lle,
     nca,
     nndescent,
@@ -24,7 +24,7 @@ STEPS = ["knn_float64", "knn_float32", "nndescent", "pairwise", "dijkstra", "lle
 
 
 def _signatures():
-    kernels = [knn.knn_gemm, knn.knn_direct, knn_self.knn_self_gemm,
+    kernels = [knn.knn_direct, knn_screen.knn_screen, knn_screen.knn_screen_redo,
                distances.pairwise_sqeuclidean_gemm, graph.all_pairs_upper,
                kernel_matrix.rbf_direct, kernel_matrix.rbf_from_gram_inplace,
                nca.nca_objective_gradient]
@@ -51,7 +51,7 @@ def test_warmup_compiles_both_dtypes_and_a_second_call_compiles_nothing():
     fastdr.warmup()
     after_first = _signatures()
     # float32 and float64 versions of the k-NN and pairwise kernels exist
-    for name in ("knn_gemm", "knn_direct", "knn_self_gemm", "pairwise_sqeuclidean_gemm",
+    for name in ("knn_screen", "knn_screen_redo", "knn_direct", "pairwise_sqeuclidean_gemm",
                  "build_tree", "local_join", "search"):
         assert after_first[name] >= 2, (name, after_first[name])
     assert all(count >= 1 for count in after_first.values()), after_first

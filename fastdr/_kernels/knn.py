@@ -1,8 +1,9 @@
-"""Exact brute-force k-nearest-neighbour and radius kernels.
+"""Exact brute-force k-nearest-neighbour pieces: heap selection, refinement, direct sums, radius.
 
-Parallel over blocks of query rows; each iteration owns its rows of the outputs (tier 2).
 The per-row selection (:func:`select_row_candidates`) and refinement (:func:`refine_row`) are
-the serial workers (tier 3). Memory is O(threads x q_block x t_block), never m x n.
+the serial workers (tier 3) of the GEMM searches (:mod:`fastdr._kernels.knn_screen`,
+:mod:`fastdr._kernels.minkowski`); the direct and radius kernels are parallel over query
+rows, each iteration owning its rows of the outputs (tier 2). Memory is never m x n.
 """
 
 import numpy as np
@@ -11,32 +12,58 @@ from numba import njit, prange
 from .distances import sqdist_exact
 from .heap import heap_init, heap_push, heap_sort
 
-_CHUNK = 16
+#: keys per screened chunk: a compile-time trip count over a contiguous row piece, which
+#: LLVM turns into a few wide compares (a variable-length chunk stays scalar, about 4x slower)
+LANE = 64
+
+
+#: keys per sub-chunk of a chunk with a hit: 8 float64 or 16 float32 fill one 512-bit compare
+SUB = 8
+
+
+@njit(cache=True, inline="always")
+def _push_range(keys_row, c0, c1, t0, skip, heap_d, heap_i, threshold):
+    """Offer keys ``c0 <= c < c1`` of a row to the heap; return the new threshold."""
+    for c in range(c0, c1):
+        key = np.float64(keys_row[c])
+        if key <= threshold:
+            j = t0 + c
+            if j != skip and heap_push(heap_d, heap_i, key, j):
+                threshold = heap_d[0]
+    return threshold
 
 
 @njit(cache=True)
 def select_row_candidates(keys_row, n_valid, t0, skip, heap_d, heap_i):
     """Push the keys of one query row against one target block into its heap. O(n_valid).
 
-    Keys are scanned in chunks: a vectorisable count decides whether a chunk holds anything
-    better than the current heap root, so most chunks cost a few SIMD compares.
+    ``keys_row`` must be C-contiguous. Full chunks of :data:`LANE` keys are screened by a
+    vectorised count of the keys at or below the heap root; a chunk with a hit is screened
+    again by sub-chunks of :data:`SUB`, and only those with a hit are scanned one key at a
+    time (after the first blocks, few are). Target ``t0 + c`` has key ``keys_row[c]``;
+    target ``skip`` is never offered.
     """
     threshold = heap_d[0]
-    for c0 in range(0, n_valid, _CHUNK):
-        c1 = min(n_valid, c0 + _CHUNK)
+    n_full = n_valid // LANE
+    lanes = keys_row[:n_full * LANE].reshape(n_full, LANE)
+    for g in range(n_full):
+        chunk = lanes[g]
         hits = 0
-        for c in range(c0, c1):
-            hits += keys_row[c] <= threshold
+        for c in range(LANE):
+            hits += chunk[c] <= threshold
         if hits == 0:
             continue
-        for c in range(c0, c1):
-            key = np.float64(keys_row[c])
-            if key <= threshold:
-                j = t0 + c
-                if j == skip:
-                    continue
-                if heap_push(heap_d, heap_i, key, j):
-                    threshold = heap_d[0]
+        subs = chunk.reshape(LANE // SUB, SUB)
+        for h in range(LANE // SUB):
+            sub = subs[h]
+            sub_hits = 0
+            for c in range(SUB):
+                sub_hits += sub[c] <= threshold
+            if sub_hits > 0:
+                c0 = g * LANE + h * SUB
+                threshold = _push_range(keys_row, c0, c0 + SUB, t0, skip, heap_d, heap_i,
+                                        threshold)
+    _push_range(keys_row, n_full * LANE, n_valid, t0, skip, heap_d, heap_i, threshold)
 
 
 @njit(cache=True)
@@ -55,47 +82,6 @@ def refine_row(q, T, cand_i, k, out_d, out_i):
     for c in range(k):
         out_d[c] = heap_d[c]
         out_i[c] = heap_i[c]
-
-
-@njit(cache=True, parallel=True)
-def knn_gemm(Q, T, q_packed, t_packed, k, n_candidates, self_offset, q_block, out_d, out_i):
-    """k nearest targets of every query by the norm trick, refined exactly.
-
-    Parameters
-    ----------
-    Q, T : (m, d), (n, d) arrays, same dtype
-    q_packed, t_packed : outputs of ``pack_queries`` / ``pack_targets``
-    k : neighbours returned per query
-    n_candidates : candidates kept by the fast key before exact refinement (>= k)
-    self_offset : -1, or the target index of query row 0 (query i is target i + offset and
-        excludes itself by index)
-    out_d, out_i : (m, k) outputs, squared distances (float64) and indices
-
-    Time O(m n d), memory O(threads x q_block x (t_block + n_candidates)) besides the
-    outputs (the caller picks q_block in [16, 256] and t_block <= 2048, see
-    ``fastdr.neighbors._search``).
-    """
-    m = Q.shape[0]
-    n = T.shape[0]
-    t_block = t_packed.shape[2]
-    n_q_blocks = (m + q_block - 1) // q_block
-    for qb in prange(n_q_blocks):
-        q0 = qb * q_block
-        q1 = min(m, q0 + q_block)
-        rows = q1 - q0
-        heap_d = np.empty((rows, n_candidates), dtype=np.float64)
-        heap_i = np.empty((rows, n_candidates), dtype=np.int64)
-        heap_init(heap_d, heap_i)
-        keys = np.empty((rows, t_block), dtype=q_packed.dtype)
-        for tb in range(t_packed.shape[0]):
-            t0 = tb * t_block
-            n_valid = min(n, t0 + t_block) - t0
-            np.dot(q_packed[q0:q1], t_packed[tb], keys)
-            for r in range(rows):
-                skip = -1 if self_offset < 0 else q0 + r + self_offset
-                select_row_candidates(keys[r], n_valid, t0, skip, heap_d[r], heap_i[r])
-        for r in range(rows):
-            refine_row(Q[q0 + r], T, heap_i[r], k, out_d[q0 + r], out_i[q0 + r])
 
 
 @njit(cache=True, parallel=True)

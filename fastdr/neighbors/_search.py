@@ -1,22 +1,22 @@
 """Exact neighbour search shared by every estimator: brute force (numba) or a k-d tree (scipy).
 
 ``algorithm="auto"`` rule: the k-d tree when the (transformed) data have at most
-``KD_TREE_MAX_DIM`` = 15 features, brute force otherwise. Within brute force, the norm trick
-(GEMM) is used from ``GEMM_MIN_DIM`` = 16 features up, direct sums below. The tunables live
-in :mod:`fastdr._config`.
+``KD_TREE_MAX_DIM`` = 15 features, brute force otherwise. Within brute force, the certified
+float32 screen (:mod:`fastdr._kernels.knn_screen`: a float32 GEMM per block, exact float64
+distances for the kept candidates) is used from ``GEMM_MIN_DIM`` = 16 features up, direct
+sums below. The tunables live in :mod:`fastdr._config`.
 """
 
-import numba
 import numpy as np
 import scipy.sparse
 from scipy.spatial import cKDTree
 
-from .._config import GEMM_MIN_DIM, KD_TREE_MAX_DIM, SELF_BLOCK, SELF_HEAP_BYTES
+from .._config import GEMM_MIN_DIM, KD_TREE_MAX_DIM
 from .._kernels import distances as dist_kernels
 from .._kernels import knn as knn_kernels
-from .._kernels import knn_self
+from .._kernels import knn_screen
 from .._kernels.pairs import csr_pair_sqdist
-from .._norm_trick import norm_trick_setup, target_block
+from .._norm_trick import target_block
 from .._parallel import effective_n_jobs, parallel_section
 from .._progress import run_in_chunks
 
@@ -52,9 +52,18 @@ def build_tree(T):
     return cKDTree(T, leafsize=16, balanced_tree=False, compact_nodes=False)
 
 
+def screen_extra(k):
+    """Candidates kept beyond k by the float32 screen: ``max(4, k // 2)``. More make a failed
+    certificate (and a float64 redo of that row) rarer and the selection slower: 20 instead
+    of 14 candidates cost 8% at 20,000 x 50, k=10."""
+    return max(4, k // 2)
+
+
 def _query_block(m, threads):
-    """Query rows per parallel iteration: about 4 iterations per thread, within [16, 256]."""
-    return int(max(16, min(256, -(-m // (4 * threads)))))
+    """Query rows per parallel iteration: about 4 iterations per thread, within [16, 128]
+    (a 128 x 2048 float64 key tile, 2 MiB, about stays in this box's L2 with the packed
+    targets; measured within 3% of 256 x 2048 and 128 x 512 at 50,000 x 50)."""
+    return int(max(16, min(128, -(-m // (4 * threads)))))
 
 
 def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
@@ -69,8 +78,7 @@ def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
     n_jobs : int or None
     progress : StageLog or None
         When verbose, the queries run in chunks under a progress bar if they are expected to
-        take long (:func:`fastdr._progress.run_in_chunks`); same result. The symmetric
-        self-query kernel (per-thread heaps over all rows) runs in one launch regardless.
+        take long (:func:`fastdr._progress.run_in_chunks`); same result.
 
     Returns
     -------
@@ -88,34 +96,60 @@ def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
                 Q[lo:hi], T, k, offset if offset < 0 else offset + lo, out_d[lo:hi],
                 out_i[lo:hi]), what="k-NN queries")
             return out_d, out_i
-        trick = norm_trick_setup(T, query_norms=False)
-        centre = trick.centre
-        t_norms = trick.t_norms.astype(T.dtype)
         n_avail = n - (1 if self_query else 0)
-        extra = max(k, 8) if T.dtype == np.float32 else 0
-        n_candidates = min(n_avail, k + extra)
-        # sized by the pool, not by this call's threads, so that the kernel choice (and
-        # hence the result) does not depend on n_jobs
-        pool = numba.config.NUMBA_NUM_THREADS
-        heap_bytes = pool * m * n_candidates * 16
-        if self_query and m > 2 * SELF_BLOCK and heap_bytes <= SELF_HEAP_BYTES:
-            rows, cols_t = knn_self.pack_self(T, centre, t_norms, SELF_BLOCK)
-            knn_self.knn_self_gemm(T, rows, cols_t, k, n_candidates, SELF_BLOCK, pool,
-                                   out_d, out_i)
-            return out_d, out_i
-        t_packed = dist_kernels.pack_targets(T, centre, t_norms, target_block(n))
-        q_packed = dist_kernels.pack_queries(Q, centre)
         q_block = _query_block(m, threads)
-
-        def query_blocks(b0, b1):
-            rows = slice(b0 * q_block, b1 * q_block)
-            knn_kernels.knn_gemm(Q[rows], T, q_packed[rows], t_packed, k, n_candidates,
-                                 offset if offset < 0 else offset + rows.start, q_block,
-                                 out_d[rows], out_i[rows])
-
-        run_in_chunks(progress, -(-m // q_block), query_blocks,
-                      what=f"k-NN queries ({q_block} per step)")
+        n_candidates = min(n_avail, k + screen_extra(k))
+        _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, out_i)
     return out_d, out_i
+
+
+def _skips(m, self_query):
+    """The target each query row excludes by index: itself in a self query, else none."""
+    return np.arange(m, dtype=np.int64) if self_query else np.full(m, -1, dtype=np.int64)
+
+
+def _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, out_i):
+    """Exact search by certified float32 screening (:mod:`fastdr._kernels.knn_screen`).
+
+    float64 and float32 rows alike: the keys come from one float32 GEMM per block, the
+    answer from exact float64 distances. Rows the screen cannot certify (near-ties around
+    the k-th neighbour) are redone exactly under the threshold the screen proved.
+    """
+    m, d = Q.shape
+    centre = T.mean(axis=0, dtype=np.float64)
+    t_norms = dist_kernels.centred_sqnorms(T, centre)
+    q_norms = t_norms if self_query else dist_kernels.centred_sqnorms(Q, centre)
+    largest = max(float(t_norms.max()), float(q_norms.max()))
+    # a power of two that brings every centred coordinate into [-1, 1] (exact in float64)
+    scale = 2.0 ** -np.frexp(np.sqrt(largest))[1] if largest > 0 else 1.0
+    eps = knn_screen.screen_eps(d)
+    eps_m = eps * (1 + 2.0**-10)
+    margin_q = eps_m * (q_norms * scale**2) + knn_screen.screen_abs(d)
+    margin_t = 4 * eps_m * (t_norms * scale**2)
+    t_packed = knn_screen.pack_screen_targets(T, centre, scale, t_norms, 2 * eps,
+                                              target_block(T.shape[0]))
+    q_packed = knn_screen.pack_screen_queries(Q, centre, scale)
+    skips = _skips(m, self_query)
+    certified = np.zeros(m, dtype=np.bool_)
+    taus = np.zeros(m, dtype=np.float64)
+
+    def query_blocks(b0, b1):
+        rows = slice(b0 * q_block, b1 * q_block)
+        knn_screen.knn_screen(Q[rows], T, q_packed[rows], t_packed, k, n_candidates,
+                              skips[rows], q_block, margin_q[rows], margin_t, out_d[rows],
+                              out_i[rows], certified[rows], taus[rows])
+
+    run_in_chunks(progress, -(-m // q_block), query_blocks,
+                  what=f"k-NN queries ({q_block} per step)")
+    redo = np.flatnonzero(~certified)
+    if redo.size:
+        d_redo = np.empty((redo.size, k), dtype=np.float64)
+        i_redo = np.empty((redo.size, k), dtype=np.int64)
+        knn_screen.knn_screen_redo(np.ascontiguousarray(Q[redo]), T, q_packed[redo],
+                                   t_packed, k, skips[redo], q_block, taus[redo], d_redo,
+                                   i_redo)
+        out_d[redo] = d_redo
+        out_i[redo] = i_redo
 
 
 def knn_tree(tree, Q, k, *, self_query, n_jobs, progress=None):
