@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,3 +35,31 @@ def test_heap_push_rejects_worse_and_tie_with_larger_index():
     assert heap_push(dist, idx, 2.0, 1)  # same distance, smaller index: accepted
     heap_sort(dist, idx)
     assert idx.tolist() == [5, 1]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_reservoir_keeps_the_smallest_by_key_then_index(seed):
+    from fastdr._kernels.reservoir import reservoir_finish, reservoir_offer
+
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 20, 500).astype(np.float64)  # many ties
+    n = 7
+    buf_d = np.empty(n + 5)
+    buf_i = np.empty(n + 5, dtype=np.int64)
+    count, threshold = 0, np.inf
+    for j, key in enumerate(keys):
+        if key <= threshold:
+            count, threshold = reservoir_offer(buf_d, buf_i, count, n, threshold, key, j)
+    kept, largest = reservoir_finish(buf_d, buf_i, count, n)
+    order = np.lexsort((np.arange(keys.size), keys))[:n]
+    assert kept == n and largest == keys[order].max()
+    got = sorted(zip(buf_d[:kept], buf_i[:kept], strict=True))
+    assert got == sorted(zip(keys[order], order, strict=True))
+
+
+def test_trailing_zeros():
+    from fastdr._kernels.knn import trailing_zeros
+
+    for bit in (0, 1, 7, 31, 62, 63):
+        value = np.uint64(1) << np.uint64(bit)
+        assert int(trailing_zeros(value | (value << np.uint64(1)))) == bit

@@ -26,6 +26,23 @@ def sqdist_exact(x, y):
     return acc
 
 
+@njit(cache=True)
+def max_centred_sqnorm(X, centre):
+    """``max_i |x_i - c|^2`` in float64, serial (a validation step: no launch, no lock).
+
+    inf when a square overflows; values whose squares underflow count as 0. O(m d).
+    """
+    m, d = X.shape
+    largest = 0.0
+    for i in range(m):
+        acc = 0.0
+        for f in range(d):
+            diff = np.float64(X[i, f]) - centre[f]
+            acc += diff * diff
+        largest = max(largest, acc)
+    return largest
+
+
 @njit(cache=True, parallel=True)
 def centred_sqnorms(X, centre):
     """Row norms ``|x - c|^2`` in float64. O(m d)."""

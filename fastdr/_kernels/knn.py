@@ -6,8 +6,11 @@ the serial workers (tier 3) of the GEMM searches (:mod:`fastdr._kernels.knn_scre
 rows, each iteration owning its rows of the outputs (tier 2). Memory is never m x n.
 """
 
+import numba
 import numpy as np
 from numba import njit, prange
+from numba.core import cgutils, types
+from numba.core.extending import intrinsic
 
 from .distances import sqdist_exact
 from .heap import heap_init, heap_push, heap_sort
@@ -17,8 +20,35 @@ from .heap import heap_init, heap_push, heap_sort
 LANE = 64
 
 
-#: keys per sub-chunk of a chunk with a hit: 8 float64 or 16 float32 fill one 512-bit compare
-SUB = 8
+@intrinsic
+def _cttz_intrinsic(typingctx, x):
+    """LLVM's count-trailing-zeros of a uint64 (one instruction)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], cgutils.true_bit)
+
+    return types.uint64(types.uint64), codegen
+
+
+if numba.config.DISABLE_JIT:  # the interpreted kernels (coverage) need a Python version
+    def trailing_zeros(x):
+        """Index of the lowest set bit of a non-zero uint64."""
+        x = int(x)
+        return np.uint64((x & -x).bit_length() - 1)
+else:
+    @njit(cache=True, inline="always")
+    def trailing_zeros(x):
+        """Index of the lowest set bit of a non-zero uint64."""
+        return _cttz_intrinsic(x)
+
+
+@njit(cache=True, inline="always")
+def hit_mask(chunk, threshold):
+    """Bit c set when ``chunk[c] <= threshold``, for a chunk of LANE keys (one wide compare
+    per 16 float32 or 8 float64 keys)."""
+    mask = np.uint64(0)
+    for c in range(LANE):
+        mask |= np.uint64(chunk[c] <= threshold) << np.uint64(c)
+    return mask
 
 
 @njit(cache=True, inline="always")
@@ -38,31 +68,28 @@ def select_row_candidates(keys_row, n_valid, t0, skip, heap_d, heap_i):
     """Push the keys of one query row against one target block into its heap. O(n_valid).
 
     ``keys_row`` must be C-contiguous. Full chunks of :data:`LANE` keys are screened by a
-    vectorised count of the keys at or below the heap root; a chunk with a hit is screened
-    again by sub-chunks of :data:`SUB`, and only those with a hit are scanned one key at a
-    time (after the first blocks, few are). Target ``t0 + c`` has key ``keys_row[c]``;
-    target ``skip`` is never offered.
+    vectorised compare against the heap root into a 64-bit mask; only the keys whose bit is
+    set are offered (after the first blocks, few chunks have any). Target ``t0 + c`` has key
+    ``keys_row[c]``; target ``skip`` is never offered.
     """
     threshold = heap_d[0]
     n_full = n_valid // LANE
     lanes = keys_row[:n_full * LANE].reshape(n_full, LANE)
     for g in range(n_full):
-        chunk = lanes[g]
-        hits = 0
-        for c in range(LANE):
-            hits += chunk[c] <= threshold
-        if hits == 0:
+        mask = hit_mask(lanes[g], threshold)
+        if mask == 0:
             continue
-        subs = chunk.reshape(LANE // SUB, SUB)
-        for h in range(LANE // SUB):
-            sub = subs[h]
-            sub_hits = 0
-            for c in range(SUB):
-                sub_hits += sub[c] <= threshold
-            if sub_hits > 0:
-                c0 = g * LANE + h * SUB
-                threshold = _push_range(keys_row, c0, c0 + SUB, t0, skip, heap_d, heap_i,
-                                        threshold)
+        for h in range(LANE // 8):
+            byte = (mask >> np.uint64(8 * h)) & np.uint64(255)
+            if byte == 0:
+                continue
+            for b in range(8):
+                if (byte >> np.uint64(b)) & np.uint64(1):
+                    c = g * LANE + 8 * h + b
+                    key = np.float64(keys_row[c])
+                    j = t0 + c
+                    if key <= threshold and j != skip and heap_push(heap_d, heap_i, key, j):
+                        threshold = heap_d[0]
     _push_range(keys_row, n_full * LANE, n_valid, t0, skip, heap_d, heap_i, threshold)
 
 

@@ -50,10 +50,17 @@ from numba import njit, prange
 
 from .distances import sqdist_exact
 from .heap import heap_init, heap_push, heap_sort
-from .knn import LANE, refine_row, select_row_candidates
+from .knn import LANE, hit_mask, trailing_zeros
+from .reservoir import keep_smallest, reservoir_finish, reservoir_offer
 
 #: float32 unit roundoff
 U32 = 2.0**-24
+
+
+@njit(cache=True)
+def reservoir_slots(n_candidates):
+    """Reservoir slots per row: ``2 n_candidates + 32`` (see :mod:`.reservoir`)."""
+    return n_candidates + 16
 
 
 def screen_eps(d):
@@ -96,8 +103,56 @@ def pack_screen_targets(T, centre, scale, norms, shrink, block):
 
 
 @njit(cache=True)
+def _screen_row(keys_row, n_valid, t0, skip, buf_d, buf_i, count, threshold, n_keep):
+    """Offer one row's keys against one target block to its reservoir; return the new
+    (count, threshold). Chunks of LANE keys are compared at once into a bit mask; only set
+    bits are visited."""
+    n_full = n_valid // LANE
+    lanes = keys_row[:n_full * LANE].reshape(n_full, LANE)
+    for g in range(n_full):
+        mask = hit_mask(lanes[g], threshold)
+        if mask == 0:
+            continue
+        while mask:
+            c = g * LANE + np.int64(trailing_zeros(mask))
+            mask &= mask - np.uint64(1)
+            key = np.float64(keys_row[c])
+            if key <= threshold and t0 + c != skip:
+                count, threshold = reservoir_offer(buf_d, buf_i, count, n_keep, threshold, key,
+                                                   t0 + c)
+    for c in range(n_full * LANE, n_valid):
+        key = np.float64(keys_row[c])
+        if key <= threshold and t0 + c != skip:
+            count, threshold = reservoir_offer(buf_d, buf_i, count, n_keep, threshold, key,
+                                               t0 + c)
+    return count, threshold
+
+
+@njit(cache=True)
+def _refine_in_place(q, T, cand_d, cand_i, k, out_d, out_i):
+    """Exact distances of the candidates (overwriting their keys), then the k best by
+    (distance, index), ascending, into out_d and out_i. No allocation."""
+    n_cand = cand_i.shape[0]
+    for c in range(n_cand):
+        cand_d[c] = sqdist_exact(q, T[cand_i[c]])
+    if n_cand > k:
+        keep_smallest(cand_d, cand_i, n_cand, k)
+    for c in range(k):  # insertion sort of the k kept
+        d = cand_d[c]
+        j = cand_i[c]
+        pos = c
+        while pos > 0 and (out_d[pos - 1] > d or (out_d[pos - 1] == d and out_i[pos - 1] > j)):
+            out_d[pos] = out_d[pos - 1]
+            out_i[pos] = out_i[pos - 1]
+            pos -= 1
+        out_d[pos] = d
+        out_i[pos] = j
+
+
+@njit(cache=True)
 def _kth_upper(heap_d, heap_i, margin_t, k, buf):
-    """The k-th smallest ``key + margin_t[j]`` over a full heap (insertion into buf[:k])."""
+    """The k-th smallest ``key + margin_t[j]`` over the kept candidates (insertion into
+    buf[:k])."""
     filled = 0
     for c in range(heap_d.shape[0]):
         value = heap_d[c] + margin_t[heap_i[c]]
@@ -141,14 +196,16 @@ def knn_screen(Q, T, q_packed, t_packed, k, n_candidates, skips, q_block, margin
     m = Q.shape[0]
     n = T.shape[0]
     t_block = t_packed.shape[2]
+    cap = reservoir_slots(n_candidates)
     n_q_blocks = (m + q_block - 1) // q_block
     for qb in prange(n_q_blocks):
         q0 = qb * q_block
         q1 = min(m, q0 + q_block)
         rows = q1 - q0
-        heap_d = np.empty((rows, n_candidates), dtype=np.float64)
-        heap_i = np.empty((rows, n_candidates), dtype=np.int64)
-        heap_init(heap_d, heap_i)
+        buf_d = np.empty((rows, cap), dtype=np.float64)
+        buf_i = np.empty((rows, cap), dtype=np.int64)
+        counts = np.zeros(rows, dtype=np.int64)
+        thresholds = np.full(rows, np.inf)
         keys = np.empty((rows, t_block), dtype=np.float32)
         buf = np.empty(k, dtype=np.float64)
         for tb in range(t_packed.shape[0]):
@@ -156,20 +213,24 @@ def knn_screen(Q, T, q_packed, t_packed, k, n_candidates, skips, q_block, margin
             n_valid = min(n, t0 + t_block) - t0
             np.dot(q_packed[q0:q1], t_packed[tb], keys)
             for r in range(rows):
-                select_row_candidates(keys[r], n_valid, t0, skips[q0 + r], heap_d[r],
-                                      heap_i[r])
+                counts[r], thresholds[r] = _screen_row(
+                    keys[r], n_valid, t0, skips[q0 + r], buf_d[r], buf_i[r], counts[r],
+                    thresholds[r], n_candidates)
         for r in range(rows):
             i = q0 + r
-            full = heap_i[r, 0] < n
+            kept, root = reservoir_finish(buf_d[r], buf_i[r], counts[r], n_candidates)
+            cand_d = buf_d[r, :kept]
+            cand_i = buf_i[r, :kept]
+            n_avail = n - (1 if 0 <= skips[i] < n else 0)
             ok = True
-            if full:
-                tau = _kth_upper(heap_d[r], heap_i[r], margin_t, k, buf) + margin_q[i]
-                ok = heap_d[r, 0] - margin_q[i] > tau
+            if n_avail > kept:
+                tau = _kth_upper(cand_d, cand_i, margin_t, k, buf) + margin_q[i]
+                ok = root - margin_q[i] > tau
             certified[i] = ok
             if not ok:
                 taus[i] = tau + margin_q[i]
             else:
-                refine_row(Q[i], T, heap_i[r], k, out_d[i], out_i[i])
+                _refine_in_place(Q[i], T, cand_d, cand_i, k, out_d[i], out_i[i])
 
 
 @njit(cache=True, inline="always")

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse
 from scipy.spatial import cKDTree
 
-from .._config import GEMM_MIN_DIM, KD_TREE_MAX_DIM
+from .._config import GEMM_MIN_DIM, KD_TREE_MAX_DIM, SCREEN_TARGET_BLOCK
 from .._kernels import distances as dist_kernels
 from .._kernels import knn as knn_kernels
 from .._kernels import knn_screen
@@ -126,8 +126,8 @@ def _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, o
     eps_m = eps * (1 + 2.0**-10)
     margin_q = eps_m * (q_norms * scale**2) + knn_screen.screen_abs(d)
     margin_t = 4 * eps_m * (t_norms * scale**2)
-    t_packed = knn_screen.pack_screen_targets(T, centre, scale, t_norms, 2 * eps,
-                                              target_block(T.shape[0]))
+    block = min(SCREEN_TARGET_BLOCK, target_block(T.shape[0]))
+    t_packed = knn_screen.pack_screen_targets(T, centre, scale, t_norms, 2 * eps, block)
     q_packed = knn_screen.pack_screen_queries(Q, centre, scale)
     skips = _skips(m, self_query)
     certified = np.zeros(m, dtype=np.bool_)
