@@ -42,6 +42,8 @@ TARGET_BLOCK = 2048
 SCREEN_TARGET_BLOCK = 512
 #: Query rows per parallel iteration of ``pairwise_distances``' GEMM kernel.
 PAIRWISE_QUERY_BLOCK = 64
+#: Rows and columns per tile of the symmetric ``pairwise_distances(X)`` kernel.
+PAIRWISE_SELF_BLOCK = 256
 
 # --- geodesic distances (Isomap) ------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse
 
-from ._config import GEMM_MIN_DIM, PAIRWISE_QUERY_BLOCK
+from ._config import GEMM_MIN_DIM, PAIRWISE_QUERY_BLOCK, PAIRWISE_SELF_BLOCK
 from ._distance_checks import check_distance_magnitude
 from ._kernels import distances as dist_kernels
 from ._metric import resolve_neighbors_metric
@@ -98,6 +98,14 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
             dist_kernels.pairwise_sqeuclidean_direct(Q, T, not squared, out)
         else:
             trick = norm_trick_setup(T, None if Y is None else Q)
+            if Y is None:
+                # each pair once, mirrored (half the GEMM work)
+                packed = dist_kernels.pack_queries(T, trick.centre)
+                t_packed = dist_kernels.pack_targets(
+                    T, trick.centre, trick.t_norms.astype(T.dtype), PAIRWISE_SELF_BLOCK)
+                dist_kernels.pairwise_self_gemm(T, packed, t_packed, trick.t_norms,
+                                                trick.tol, not squared, out)
+                return out
             t_packed = dist_kernels.pack_targets(T, trick.centre, trick.t_norms.astype(T.dtype),
                                                  target_block(n))
             q_packed = dist_kernels.pack_queries(Q, trick.centre)

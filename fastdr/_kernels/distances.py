@@ -105,21 +105,77 @@ def pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms, tol, t
     for qb in prange(n_q_blocks):
         q0 = qb * q_block
         q1 = min(m, q0 + q_block)
+        # one tile per iteration, reused for every target block (no allocation per block)
+        keys = np.empty((q1 - q0, t_block), dtype=q_packed.dtype)
         for tb in range(t_packed.shape[0]):
             t0 = tb * t_block
             t1 = min(n, t0 + t_block)
-            keys = np.dot(q_packed[q0:q1], t_packed[tb])
+            np.dot(q_packed[q0:q1], t_packed[tb], keys)
             for r in range(q1 - q0):
                 i = q0 + r
-                qn = q_norms[i]
-                for c in range(t1 - t0):
-                    j = t0 + c
-                    value = np.float64(keys[r, c]) + qn
-                    if value < tol * (qn + t_norms[j]):
-                        value = sqdist_exact(Q[i], T[j])
-                    if take_sqrt:
-                        value = np.sqrt(value)
-                    out[i, j] = value
+                _finish_row(Q[i], T, keys[r], q_norms[i], t_norms, tol, take_sqrt, t0, t1,
+                            out[i])
+
+
+@njit(cache=True, inline="always")
+def _finish_row(q, T, keys_row, qn, t_norms, tol, take_sqrt, t0, t1, out_row):
+    """``out_row[t0:t1]`` from one row of GEMM keys: a vectorised pass adds the query norm
+    and flags cancellation; only a flagged row piece is revisited for exact values; then the
+    square roots, in place while the piece is in cache."""
+    flagged = False
+    for c in range(t1 - t0):
+        value = keys_row[c] + qn
+        out_row[t0 + c] = value
+        flagged |= value < tol * (qn + t_norms[t0 + c])
+    if flagged:
+        for c in range(t1 - t0):
+            j = t0 + c
+            if out_row[j] < tol * (qn + t_norms[j]):
+                out_row[j] = sqdist_exact(q, T[j])
+    if take_sqrt:
+        for c in range(t0, t1):
+            out_row[c] = np.sqrt(out_row[c])
+
+
+@njit(cache=True, parallel=True)
+def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out):
+    """Fill ``out`` (m, m) with the distances of X to itself, computing each pair once.
+
+    Tiles (bi, bj) with bi <= bj of ``block`` = ``t_packed.shape[2]`` rows each: one GEMM
+    gives the tile, which is finished row by row into ``out[bi rows, bj cols]`` and written
+    transposed into ``out[bj rows, bi cols]`` while it is in cache. Every entry is written
+    once, so the result is exactly symmetric and independent of the thread count. Half the
+    GEMM work of :func:`pairwise_sqeuclidean_gemm`; memory O(threads x block^2).
+    """
+    m = X.shape[0]
+    block = t_packed.shape[2]
+    n_blocks = t_packed.shape[0]
+    n_pairs = n_blocks * (n_blocks + 1) // 2
+    pair_i = np.empty(n_pairs, dtype=np.int64)
+    pair_j = np.empty(n_pairs, dtype=np.int64)
+    p = 0
+    for bi in range(n_blocks):
+        for bj in range(bi, n_blocks):
+            pair_i[p] = bi
+            pair_j[p] = bj
+            p += 1
+    for p in prange(n_pairs):
+        bi = pair_i[p]
+        bj = pair_j[p]
+        r0 = bi * block
+        r1 = min(m, r0 + block)
+        c0 = bj * block
+        c1 = min(m, c0 + block)
+        keys = np.empty((r1 - r0, block), dtype=packed.dtype)
+        np.dot(packed[r0:r1], t_packed[bj], keys)
+        for r in range(r1 - r0):
+            i = r0 + r
+            _finish_row(X[i], X, keys[r], norms[i], norms, tol, take_sqrt, c0, c1, out[i])
+        if bi != bj:
+            for j in range(c0, c1):
+                row = out[j]
+                for i in range(r0, r1):
+                    row[i] = out[i, j]
 
 
 @njit(cache=True, parallel=True)
