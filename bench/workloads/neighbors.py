@@ -85,6 +85,18 @@ WORKLOADS = (
         distance_shape=lambda data: (data.m, data.m, data.d),
     ),
     Workload(
+        name="knn_f64_queries", area="neighbors",
+        title="exact k-NN (k=10), float64, the points passed explicitly as queries (self "
+              "included), brute force",
+        data_kind="gauss",
+        fastdr=_knn("fastdr", "brute", "fit(X).kneighbors(X)"),
+        anchors=(_knn("sklearn", "brute", "fit(X).kneighbors(X)"),),
+        agreement=agreement.knn_vs_anchor(1e-9),
+        grids=_KNN_GRIDS,
+        targets=(Target(">= 1.5x faster than sklearn", 50000, 50, "sklearn", 1.5),),
+        distance_shape=lambda data: (data.m, data.m, data.d),
+    ),
+    Workload(
         name="knn_f32", area="neighbors",
         title="exact k-NN (k=10), float32, every point a query (self included), brute force",
         data_kind="gauss", dtype="float32",
