@@ -9,6 +9,7 @@ import time
 
 import numba
 import numpy as np
+import pytest
 
 import fastdr
 from fastdr import _blas, _parallel
@@ -237,3 +238,14 @@ def test_isomap_and_lle_bit_identical_while_another_thread_launches():
     launcher.join(timeout=60)
     assert not errors, errors
     assert diffs == {"isomap": [0.0] * 3, "lle": [0.0] * 3}
+
+
+@pytest.mark.parametrize("preset", [None, "20"])
+def test_import_sets_the_openblas_thread_timeout_only_by_default(preset):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if preset is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = preset
+    code = "import os, fastdr; print(os.environ['OPENBLAS_THREAD_TIMEOUT'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == (preset or "12")
