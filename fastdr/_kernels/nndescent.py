@@ -402,13 +402,3 @@ def renumber_sort(order, in_d, in_i, out_d, out_i):
             out_i[row, t] = order[in_i[r, t]]
         sort_row(out_d[row], out_i[row])
 
-
-@njit(cache=True, parallel=True)
-def grow_heaps(heap_d, heap_i, big_d, big_i, big_f):
-    """Copy every row's entries into wider empty heaps, all flagged new. O(m k log K)."""
-    m, k = heap_i.shape
-    for i in prange(m):
-        for t in range(k):
-            j = heap_i[i, t]
-            if j != INDEX_SENTINEL:
-                flagged_push(big_d[i], big_i[i], big_f[i], heap_d[i, t], j)
