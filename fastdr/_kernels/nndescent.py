@@ -270,14 +270,14 @@ def _emit(buf_t, buf_s, buf_d, pos, target, source, d):
 
 
 @njit(cache=True, parallel=True)
-def local_join(X, metric, bound, new_i, old_i, start, stop, chunk, cap,
+def local_join(X, metric, heap_d, new_i, old_i, start, stop, chunk, cap,
                buf_t, buf_s, buf_d, buf_n):
     """Local joins of points [start, stop): propose pairs new x new and new x old.
 
-    A pair (p, q) at key d is proposed to p when d <= bound[p] (and to q alike); ``bound``
-    holds the heap roots' keys as of the start of the round (an upper bound of the current
-    ones, and the push filters again). A point's candidates are first copied into a local
-    block (rows and bounds), so each row is read from memory once rather than once per pair.
+    A pair (p, q) at key d is proposed to p when d <= heap_d[p, 0] (and to q alike): the
+    heaps as the earlier blocks left them (the push filters again). A point's candidates are
+    first copied into a local block (rows and bounds), so each row is read from memory once
+    rather than once per pair.
     Chunk c (points start + c chunk ...) writes only buf[c cap : (c + 1) cap] and buf_n[c];
     ``cap`` must hold c (c - 1) + 2 c^2 proposals per point. Heaps are only read.
     O(points c^2 d).
@@ -292,7 +292,7 @@ def local_join(X, metric, bound, new_i, old_i, start, stop, chunk, cap,
         pos = c * cap
         block = np.empty((n_new + n_old, d), dtype=X.dtype)
         ids = np.empty(n_new + n_old, dtype=np.int64)
-        bnd = np.empty(n_new + n_old, dtype=bound.dtype)
+        bnd = np.empty(n_new + n_old, dtype=heap_d.dtype)
         for i in range(lo, hi):
             n = 0
             for a in range(n_new + n_old):
@@ -300,7 +300,7 @@ def local_join(X, metric, bound, new_i, old_i, start, stop, chunk, cap,
                 if p == INDEX_SENTINEL:
                     continue
                 ids[n] = p
-                bnd[n] = bound[p]
+                bnd[n] = heap_d[p, 0]
                 block[n] = X[p]
                 n += 1
             n_fresh = _count_fresh(new_i[i])

@@ -305,12 +305,11 @@ def _descent_rounds(X, key_code, heap_d, heap_i, heap_f, c, n_iters, delta, seed
             kernels.sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, round_seed,
                                       new_i, new_p, old_i, old_p)
             kernels.retire_sampled(heap_i, heap_f, new_i)
-            bound = heap_d[:, 0].copy()
             updates = 0
             for start in range(0, m, block):
                 stop = min(start + block, m)
                 n_chunks = -(-(stop - start) // _CHUNK)
-                kernels.local_join(X, key_code, bound, new_i, old_i, start, stop, _CHUNK, cap,
+                kernels.local_join(X, key_code, heap_d, new_i, old_i, start, stop, _CHUNK, cap,
                                    buf_t, buf_s, buf_d, buf_n)
                 kernels.apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d,
                                       buf_n, threads, counts)
