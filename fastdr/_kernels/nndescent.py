@@ -76,10 +76,10 @@ def exact_distance(x, y, code, x_norm, y_norm):
 
 @njit(cache=True, inline="always")
 def _contains(idx, j):
-    for t in range(idx.shape[0]):
-        if idx[t] == j:
-            return True
-    return False
+    found = False
+    for t in range(idx.shape[0]):  # no early exit: the compare-and-or loop vectorises
+        found |= idx[t] == j
+    return found
 
 
 @njit(cache=True)
