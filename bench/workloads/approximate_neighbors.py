@@ -84,8 +84,8 @@ WORKLOADS = (
     Workload(
         name="nndescent", area="neighbors",
         title=f"approximate k-NN graph (k={K}, self excluded), NN-descent, float32, "
-              "10 Gaussian classes",
-        data_kind="blobs10", dtype="float32",
+              "20 separated Gaussian clusters",
+        data_kind="clusters20", dtype="float32",
         fastdr=estimator("fastdr", "fastdr.NearestNeighbors",
                          {"n_neighbors": K, "algorithm": "nndescent", "n_jobs": _THREADS},
                          "fit(X).kneighbors()"),
