@@ -255,7 +255,8 @@ def test_verbose_1_draws_a_tqdm_bar_over_rounds_with_update_counts(capsys, monke
 
 def test_defaults_documented():
     p = default_parameters(100000, 15)
-    assert p == {"n_trees": 10, "n_iters": 17, "max_candidates": 20, "leaf_size": 75}
+    assert p == {"n_trees": 10, "n_iters": 17, "max_candidates": 15, "leaf_size": 75}
+    assert default_parameters(20000, 5)["max_candidates"] == 15
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [

@@ -347,7 +347,7 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
         Maximum NN-descent rounds; None: ``max(5, round(log2(m)))``.
     max_candidates : int or None
         New and old candidates sampled per point per round; None:
-        ``min(60, max(20, n_neighbors))``.
+        ``min(60, max(15, n_neighbors))``.
     delta : float, default=0.001
         Stop when a round changes at most ``delta * n_neighbors * m`` heap entries.
     leaf_size : int or None

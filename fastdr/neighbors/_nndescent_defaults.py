@@ -26,7 +26,7 @@ def default_parameters(m, n_neighbors):
     -------
     dict
         ``n_trees = max(3, min(12, round(2 log10 m)))``, ``n_iters = max(5, round(log2 m))``,
-        ``max_candidates = min(60, max(20, n_neighbors))``,
+        ``max_candidates = min(60, max(15, n_neighbors))``,
         ``leaf_size = max(60, min(256, 5 n_neighbors))``. On data of high intrinsic
         dimension the build also widens its heaps (:func:`adaptive_build_neighbors`) and
         then samples ``max(max_candidates, min(60, ceil(3 build_neighbors / 4)))``
@@ -35,7 +35,7 @@ def default_parameters(m, n_neighbors):
     return {
         "n_trees": int(max(3, min(12, round(2 * math.log10(max(m, 2)))))),
         "n_iters": int(max(5, round(math.log2(max(m, 2))))),
-        "max_candidates": int(min(60, max(20, n_neighbors))),
+        "max_candidates": int(min(60, max(15, n_neighbors))),
         "leaf_size": int(max(60, min(256, 5 * n_neighbors))),
     }
 
