@@ -32,6 +32,9 @@ def test_recall_and_agreement_against_exact_neighbours():
     assert worse.metric == "recall" and not worse.ok
     assert "anchor recall 1.000" in worse.detail
     assert row._against_anchor((None, exact), (None, wrong), data).ok
+    one_miss = exact.copy()
+    one_miss[0, 0] = np.argsort(sq[0])[row.K]  # 1 of 1,800 neighbours: within the slack
+    assert row._against_anchor((None, one_miss), (None, exact), data).ok
     assert not row._alone((None, wrong), data).ok  # 0.8 < 0.95
 
 

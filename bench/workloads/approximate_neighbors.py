@@ -3,7 +3,8 @@
 Both build the k-NN graph of X (k=15, each point excluding itself) at the bench's thread
 count. The agreement is recall against the exact neighbours of a fixed sample of rows:
 fastdr's recall, with the anchor's in the detail; ok when fastdr's is at least
-:data:`MIN_RECALL` and at least the anchor's. pynndescent is optional: without it the row
+:data:`MIN_RECALL` and at least the anchor's less :data:`RECALL_SLACK` (on small inputs both
+are near 1 and differ by a few float32 near-ties). pynndescent is optional: without it the row
 runs fastdr alone (judged by its recall only).
 """
 
@@ -14,6 +15,7 @@ from ._base import Arg, Grid, Impl, Target, Workload, estimator, module_importab
 
 K = 15
 MIN_RECALL = 0.95
+RECALL_SLACK = 0.005
 SAMPLE = 2000  # rows whose exact neighbours are computed for the recall
 _THREADS = Arg("numba.get_num_threads()",
                lambda data: __import__("numba").get_num_threads())
@@ -69,9 +71,9 @@ def recall(result, data):
 
 def _against_anchor(fast, anchor, data):
     ours, theirs = recall(fast, data), recall(anchor, data)
-    return Agreement("recall", ours, ours >= MIN_RECALL and ours >= theirs,
+    return Agreement("recall", ours, ours >= MIN_RECALL and ours >= theirs - RECALL_SLACK,
                      f"anchor recall {theirs:.3f}; ok if >= {MIN_RECALL} and >= the "
-                     f"anchor's ({min(SAMPLE, data.m)} sampled rows)")
+                     f"anchor's - {RECALL_SLACK} ({min(SAMPLE, data.m)} sampled rows)")
 
 
 def _alone(fast, data):
