@@ -205,13 +205,14 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     with parallel_section(n_jobs) as threads:
         forest = _build_forest(key_data, n_trees, leaf_size, seeds[:n_trees], threads)
         order, key_data = _renumber(forest, key_data)
-        heap_d, heap_i, heap_f = _init_heaps(key_data, key_code, forest, k, seeds[n_trees])
+        start = k if build_neighbors is None else build_neighbors
+        heap_d, heap_i, heap_f = _init_heaps(key_data, key_code, forest, start, seeds[n_trees])
         if build_neighbors is None:
             # the leaf-mate graph already tells easy (low intrinsic dimension) data from hard
             build_neighbors = adaptive_build_neighbors(
                 intrinsic_dimension(heap_d, key_code), k, m)
         wide = build_neighbors
-        if wide > k:
+        if wide > start:
             # hard data: neighbours of neighbours reach the true neighbours only through
             # wider heaps; the leaf mates are offered again to the wider heaps
             heap_d, heap_i, heap_f = _init_heaps(key_data, key_code, forest, wide,
