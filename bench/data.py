@@ -47,7 +47,8 @@ def swiss_roll_arclength(t):
 def make_data(kind, m, d, dtype="float64", seed=0):
     """Build (and cache) one :class:`Data` of ``kind``: ``gauss``, ``aniso`` (column j with
     variance 1/(j+1)), ``uniform``, ``blobs5``/``blobs10`` (Gaussian classes, m queries too),
-    ``swiss``, ``s_curve`` or ``digits`` (at most its 1797 x 64)."""
+    ``clusters20`` (20 separated Gaussian clusters), ``swiss``, ``s_curve`` or ``digits`` (at
+    most its 1797 x 64)."""
     rng = np.random.default_rng(seed)
     if kind == "gauss":
         return Data(rng.standard_normal((m, d)).astype(dtype))
@@ -63,6 +64,9 @@ def make_data(kind, m, d, dtype="float64", seed=0):
         X = centres[y] + rng.standard_normal((2 * m, d))
         return Data(X[:m].astype(dtype), y=y[:m], X_query=X[m:].astype(dtype),
                     extra={"y_query": y[m:]})
+    if kind == "clusters20":  # 20 well-separated isotropic Gaussian clusters (NN-descent)
+        centres = rng.normal(0.0, 4.0, size=(20, d))
+        return Data((centres[rng.integers(0, 20, m)] + rng.standard_normal((m, d))).astype(dtype))
     if kind in ("swiss", "s_curve"):
         from sklearn.datasets import make_s_curve, make_swiss_roll
 

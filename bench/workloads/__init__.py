@@ -2,6 +2,7 @@
 pytest-benchmark suite and the report."""
 
 from . import (
+    approximate_neighbors,
     isomap,
     kernel_pca_solvers,
     lda_solvers,
@@ -18,7 +19,7 @@ from ._base import Grid, Impl, Target, Workload
 WORKLOADS = (*neighbors.WORKLOADS, *neighbors_metrics.WORKLOADS, *sparse_neighbors.WORKLOADS,
              *spectral.WORKLOADS, *pca_solvers.WORKLOADS, *lda_solvers.WORKLOADS,
              *kernel_pca_solvers.WORKLOADS, *isomap.WORKLOADS, *lle.WORKLOADS,
-             *metric_learning.WORKLOADS)
+             *metric_learning.WORKLOADS, *approximate_neighbors.WORKLOADS)
 BY_NAME = {workload.name: workload for workload in WORKLOADS}
 
 __all__ = ["BY_NAME", "WORKLOADS", "Grid", "Impl", "Target", "Workload"]

@@ -28,17 +28,30 @@ PRIORITY_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
+def sq_distance(x, y):
+    """Squared Euclidean distance in the rows' dtype. O(d)."""
+    acc = x[0] - x[0]
+    for f in range(x.shape[0]):
+        diff = x[f] - y[f]
+        acc += diff * diff
+    return acc
+
+
+@njit(cache=True, fastmath=set(FASTMATH))
+def l1_distance(x, y):
+    """L1 distance in the rows' dtype. O(d)."""
+    acc = x[0] - x[0]
+    for f in range(x.shape[0]):
+        acc += abs(x[f] - y[f])
+    return acc
+
+
+@njit(cache=True, fastmath=set(FASTMATH))
 def key_distance(x, y, metric):
     """Selection key of two rows in their dtype: squared Euclidean or L1. O(d)."""
-    acc = x[0] - x[0]
     if metric == KEY_MANHATTAN:
-        for f in range(x.shape[0]):
-            acc += abs(x[f] - y[f])
-    else:
-        for f in range(x.shape[0]):
-            diff = x[f] - y[f]
-            acc += diff * diff
-    return acc
+        return l1_distance(x, y)
+    return sq_distance(x, y)
 
 
 @njit(cache=True)
@@ -63,10 +76,10 @@ def exact_distance(x, y, code, x_norm, y_norm):
 
 @njit(cache=True, inline="always")
 def _contains(idx, j):
-    for t in range(idx.shape[0]):
-        if idx[t] == j:
-            return True
-    return False
+    found = False
+    for t in range(idx.shape[0]):  # no early exit: the compare-and-or loop vectorises
+        found |= idx[t] == j
+    return found
 
 
 @njit(cache=True)
@@ -105,23 +118,31 @@ def init_from_leaves(X, metric, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
     """Push every pair of leaf mates into both heaps, tree by tree. O(m trees leaf d).
 
     Within one tree the leaves partition the points, so the leaves of a tree run in parallel
-    and each writes only its members' rows. Leaf rows stay in cache while their pairs run.
+    and each writes only its members' rows. A leaf's rows are first copied into a local
+    block, so each is read from memory once rather than once per pair.
     """
+    d = X.shape[1]
     for t in range(perm.shape[0]):
         first = tree_leaf_ptr[t]
         for s in prange(tree_leaf_ptr[t + 1] - first):
             node = leaf_ids[first + s]
             lo = node_lo[node]
             hi = node_hi[node]
+            block = np.empty((hi - lo, d), dtype=X.dtype)
+            for a in range(lo, hi):
+                block[a - lo] = X[perm[t, a]]
             for a in range(lo, hi):
                 p = np.int64(perm[t, a])
                 for b in range(a + 1, hi):
                     q = np.int64(perm[t, b])
-                    d = key_distance(X[p], X[q], metric)
-                    if d <= heap_d[p, 0]:
-                        flagged_push(heap_d[p], heap_i[p], heap_f[p], d, q)
-                    if d <= heap_d[q, 0]:
-                        flagged_push(heap_d[q], heap_i[q], heap_f[q], d, p)
+                    if metric == KEY_MANHATTAN:
+                        dist = l1_distance(block[a - lo], block[b - lo])
+                    else:
+                        dist = sq_distance(block[a - lo], block[b - lo])
+                    if dist <= heap_d[p, 0]:
+                        flagged_push(heap_d[p], heap_i[p], heap_f[p], dist, q)
+                    if dist <= heap_d[q, 0]:
+                        flagged_push(heap_d[q], heap_i[q], heap_f[q], dist, p)
 
 
 @njit(cache=True, parallel=True)
@@ -249,13 +270,14 @@ def _emit(buf_t, buf_s, buf_d, pos, target, source, d):
 
 
 @njit(cache=True, parallel=True)
-def local_join(X, metric, bound, new_i, old_i, start, stop, chunk, cap,
+def local_join(X, metric, heap_d, new_i, old_i, start, stop, chunk, cap,
                buf_t, buf_s, buf_d, buf_n):
     """Local joins of points [start, stop): propose pairs new x new and new x old.
 
-    A pair (p, q) at key d is proposed to p when d <= bound[p] (and to q alike); ``bound``
-    holds the heap roots' keys as of the start of the round (an upper bound of the current
-    ones: contiguous, so it stays in cache, and the push filters again).
+    A pair (p, q) at key d is proposed to p when d <= heap_d[p, 0] (and to q alike): the
+    heaps as the earlier blocks left them (the push filters again). A point's candidates are
+    first copied into a local block (rows and bounds), so each row is read from memory once
+    rather than once per pair.
     Chunk c (points start + c chunk ...) writes only buf[c cap : (c + 1) cap] and buf_n[c];
     ``cap`` must hold c (c - 1) + 2 c^2 proposals per point. Heaps are only read.
     O(points c^2 d).
@@ -263,27 +285,51 @@ def local_join(X, metric, bound, new_i, old_i, start, stop, chunk, cap,
     n_chunks = (stop - start + chunk - 1) // chunk
     n_new = new_i.shape[1]
     n_old = old_i.shape[1]
+    d = X.shape[1]
     for c in prange(n_chunks):
         lo = start + c * chunk
         hi = min(lo + chunk, stop)
         pos = c * cap
+        block = np.empty((n_new + n_old, d), dtype=X.dtype)
+        ids = np.empty(n_new + n_old, dtype=np.int64)
+        bnd = np.empty(n_new + n_old, dtype=heap_d.dtype)
         for i in range(lo, hi):
-            for a in range(n_new):
-                p = new_i[i, a]
+            n = 0
+            for a in range(n_new + n_old):
+                p = new_i[i, a] if a < n_new else old_i[i, a - n_new]
                 if p == INDEX_SENTINEL:
                     continue
-                for b in range(a + 1, n_new + n_old):
-                    q = new_i[i, b] if b < n_new else old_i[i, b - n_new]
-                    if q == INDEX_SENTINEL or q == p:
+                ids[n] = p
+                bnd[n] = heap_d[p, 0]
+                block[n] = X[p]
+                n += 1
+            n_fresh = _count_fresh(new_i[i])
+            for a in range(n_fresh):
+                p = ids[a]
+                for b in range(a + 1, n):
+                    q = ids[b]
+                    if q == p:
                         continue
-                    d = key_distance(X[p], X[q], metric)
-                    if d <= bound[p]:
-                        _emit(buf_t, buf_s, buf_d, pos, p, q, d)
+                    if metric == KEY_MANHATTAN:
+                        dist = l1_distance(block[a], block[b])
+                    else:
+                        dist = sq_distance(block[a], block[b])
+                    if dist <= bnd[a]:
+                        _emit(buf_t, buf_s, buf_d, pos, p, q, dist)
                         pos += 1
-                    if d <= bound[q]:
-                        _emit(buf_t, buf_s, buf_d, pos, q, p, d)
+                    if dist <= bnd[b]:
+                        _emit(buf_t, buf_s, buf_d, pos, q, p, dist)
                         pos += 1
         buf_n[c] = pos - c * cap
+
+
+@njit(cache=True, inline="always")
+def _count_fresh(row):
+    n = 0
+    for t in range(row.shape[0]):
+        if row[t] != INDEX_SENTINEL:
+            n += 1
+    return n
 
 
 @njit(cache=True, parallel=True)
@@ -355,3 +401,4 @@ def renumber_sort(order, in_d, in_i, out_d, out_i):
             out_d[row, t] = in_d[r, t]
             out_i[row, t] = order[in_i[r, t]]
         sort_row(out_d[row], out_i[row])
+

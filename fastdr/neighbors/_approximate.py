@@ -13,8 +13,8 @@ from ._nndescent import nndescent_index, nndescent_query
 
 #: Keys accepted in ``algorithm_params`` (``epsilon`` is the query breadth, the rest go to
 #: :func:`~fastdr.neighbors._nndescent.nndescent_index`).
-PARAM_KEYS = ("n_trees", "n_iters", "max_candidates", "delta", "leaf_size", "epsilon",
-              "random_state")
+PARAM_KEYS = ("n_trees", "n_iters", "max_candidates", "delta", "leaf_size", "build_neighbors",
+              "epsilon", "random_state")
 DEFAULT_EPSILON = 0.1
 #: The estimators' default seed, so that a fit is repeatable (``None`` draws a fresh one).
 DEFAULT_RANDOM_STATE = 0

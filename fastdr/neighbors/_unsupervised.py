@@ -55,13 +55,13 @@ class NearestNeighbors(NeighborsBase):
         Threads for this call only; None means all cores.
     algorithm_params : dict or None, default=None
         Settings of ``algorithm="nndescent"`` (ignored by the exact algorithms; unknown keys
-        are an error): ``n_trees``, ``n_iters``, ``max_candidates``, ``leaf_size`` (None or
-        absent: the size-dependent defaults of
+        are an error): ``n_trees``, ``n_iters``, ``max_candidates``, ``leaf_size``,
+        ``build_neighbors`` (None or absent: the size-dependent defaults of
         :func:`fastdr.neighbors._nndescent.default_parameters`), ``delta`` (early stop,
         default 0.001), ``epsilon`` (breadth of the search for new points, default 0.1) and
         ``random_state`` (default 0, so that fits repeat; None draws a fresh seed). The
         graph is the same for any ``n_jobs``. For recall near 0.99 on hard data use
-        ``{"n_trees": 12, "max_candidates": 40}``. A fastdr extra.
+        ``{"build_neighbors": 60, "max_candidates": 45}``. A fastdr extra.
     verbose : int, default=0
         1 or more prints one line per stage (fit, k-NN search, radius search) with its time and, for
         searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
