@@ -39,10 +39,6 @@ class EigenSolverError(RuntimeError):
     """An eigensolver failed; the message names a different ``eigen_solver`` to try."""
 
 
-#: ``dense_pairs`` solves matrices up to this size with numpy's ``eigh`` (whole spectrum)
-NUMPY_EIGH_MAX = 512
-
-
 def dense_pairs(A, k, largest, overwrite_a):
     if scipy.sparse.issparse(A):
         A = A.toarray()
@@ -51,13 +47,6 @@ def dense_pairs(A, k, largest, overwrite_a):
     subset = (n - k, n - 1) if largest else (0, k - 1)
     if A.flags.c_contiguous and not A.flags.f_contiguous:
         A = A.T  # the same symmetric matrix, in the Fortran order LAPACK works in
-    if n <= NUMPY_EIGH_MAX:
-        # numpy's LAPACK (the whole spectrum, cheap at this size): it shares its OpenBLAS
-        # threads with the numpy products around it. scipy's LAPACK brings a second OpenBLAS
-        # whose threads, spinning after each call, fight numpy's: PCA at 20,000 x 100 took
-        # 28-112 ms a fit with scipy here, 15 ms with numpy (scikit-learn: 14 ms).
-        values, vectors = np.linalg.eigh(A)
-        return values[subset[0]:subset[1] + 1], vectors[:, subset[0]:subset[1] + 1]
     diagonal = np.diag(A).copy()
     values, vectors = scipy.linalg.eigh(A, subset_by_index=subset, overwrite_a=overwrite_a,
                                         check_finite=False)
