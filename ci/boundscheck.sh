@@ -27,10 +27,11 @@ else:
     raise SystemExit("an out-of-bounds read did not raise: bounds checking is off")
 PY
 run() { $PYTHON -m pytest -q -p no:randomly -m "not slow and not jit_only" "$@"; }
-# heap, knn, knn_screen, distances, vote, pairs (radius), graph, graph_build, lle (and
+# heap, reservoir, knn, knn_screen, distances, vote, pairs (radius), graph, graph_build, lle (and
 # lle_methods, lle_assembly), mds_restore,
 # matrix_checks, block_product
-run tests/test_kernels_heap.py tests/test_neighbors.py tests/test_pairwise.py \
+run tests/test_kernels_heap.py tests/test_neighbors.py tests/test_knn_screen.py \
+    tests/test_pairwise.py \
     tests/test_graph.py tests/test_lle.py tests/test_parity_lle.py tests/test_mds.py
 run tests/test_eigen.py -k "block_product or upper_triangle"
 # sparse_distances (sparse k-NN, radius, pairwise)
