@@ -71,6 +71,7 @@ def machine_info():
         "os": platform.platform(), "python": platform.python_version(),
         "numba_threads": numba.get_num_threads(), "numba_threading_layer": threading_layer(),
         "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR", "(default: __pycache__)"),
+        "openblas_thread_timeout": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "(unset)"),
         "blas": _blas(),
         "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg")
         else None,

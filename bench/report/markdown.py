@@ -100,7 +100,8 @@ def _machine(results):
             ("OS", m.get("os")),
             ("numba threads / threading layer",
              f"{m.get('numba_threads')} / {m.get('numba_threading_layer')}"),
-            ("BLAS / OpenMP", m.get("blas")), ("numba cache", m.get("numba_cache_dir"))]
+            ("BLAS / OpenMP", m.get("blas")), ("numba cache", m.get("numba_cache_dir")),
+            ("OPENBLAS_THREAD_TIMEOUT", m.get("openblas_thread_timeout"))]
     rows += [(module.replace("_", "-"), m.get(module if module == "python" else
                                               f"{module}_version"))
              for module in ("python", "fastdr", "numba", "numpy", "scipy", "sklearn", "faiss",
