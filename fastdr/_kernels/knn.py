@@ -1,9 +1,10 @@
-"""Exact brute-force k-nearest-neighbour pieces: heap selection, refinement, direct sums, radius.
+"""Exact brute-force k-nearest-neighbour pieces: heap selection, direct sums, radius.
 
-The per-row selection (:func:`select_row_candidates`) and refinement (:func:`refine_row`) are
-the serial workers (tier 3) of the GEMM searches (:mod:`fastdr._kernels.knn_screen`,
-:mod:`fastdr._kernels.minkowski`); the direct and radius kernels are parallel over query
-rows, each iteration owning its rows of the outputs (tier 2). Memory is never m x n.
+The per-row heap selection (:func:`select_row_candidates`, with the chunk mask and bit walk
+that :mod:`fastdr._kernels.knn_screen` shares) is the serial worker (tier 3) of the
+Minkowski searches (:mod:`fastdr._kernels.minkowski`); the direct and radius kernels are
+parallel over query rows, each iteration owning its rows of the outputs (tier 2). Memory is
+never m x n.
 """
 
 import numba
@@ -77,38 +78,14 @@ def select_row_candidates(keys_row, n_valid, t0, skip, heap_d, heap_i):
     lanes = keys_row[:n_full * LANE].reshape(n_full, LANE)
     for g in range(n_full):
         mask = hit_mask(lanes[g], threshold)
-        if mask == 0:
-            continue
-        for h in range(LANE // 8):
-            byte = (mask >> np.uint64(8 * h)) & np.uint64(255)
-            if byte == 0:
-                continue
-            for b in range(8):
-                if (byte >> np.uint64(b)) & np.uint64(1):
-                    c = g * LANE + 8 * h + b
-                    key = np.float64(keys_row[c])
-                    j = t0 + c
-                    if key <= threshold and j != skip and heap_push(heap_d, heap_i, key, j):
-                        threshold = heap_d[0]
+        while mask:
+            c = g * LANE + np.int64(trailing_zeros(mask))
+            mask &= mask - np.uint64(1)
+            key = np.float64(keys_row[c])
+            j = t0 + c
+            if key <= threshold and j != skip and heap_push(heap_d, heap_i, key, j):
+                threshold = heap_d[0]
     _push_range(keys_row, n_full * LANE, n_valid, t0, skip, heap_d, heap_i, threshold)
-
-
-@njit(cache=True)
-def refine_row(q, T, cand_i, k, out_d, out_i):
-    """Recompute exact distances of the candidates, keep the k best by (distance, index)."""
-    n_cand = cand_i.shape[0]
-    exact = np.empty(n_cand, dtype=np.float64)
-    for c in range(n_cand):
-        exact[c] = sqdist_exact(q, T[cand_i[c]])
-    heap_d = np.empty(k, dtype=np.float64)
-    heap_i = np.empty(k, dtype=np.int64)
-    heap_init(heap_d, heap_i)
-    for c in range(n_cand):
-        heap_push(heap_d, heap_i, exact[c], cand_i[c])
-    heap_sort(heap_d, heap_i)
-    for c in range(k):
-        out_d[c] = heap_d[c]
-        out_i[c] = heap_i[c]
 
 
 @njit(cache=True, parallel=True)

@@ -276,11 +276,7 @@ def knn_screen_redo(Q, T, q_packed, t_packed, k, skips, q_block, thresholds, out
                 row = keys[r]
                 lanes = row[:n_full * LANE].reshape(n_full, LANE)
                 for g in range(n_full):
-                    chunk = lanes[g]
-                    hits = 0
-                    for c in range(LANE):
-                        hits += chunk[c] <= threshold
-                    if hits > 0:
+                    if hit_mask(lanes[g], threshold):
                         _exact_range(row, g * LANE, g * LANE + LANE, t0, skips[i], threshold,
                                      Q[i], T, heap_d[r], heap_i[r])
                 _exact_range(row, n_full * LANE, n_valid, t0, skips[i], threshold, Q[i], T,
