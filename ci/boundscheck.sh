@@ -29,11 +29,12 @@ PY
 run() { $PYTHON -m pytest -q -p no:randomly -m "not slow and not jit_only" "$@"; }
 # heap, reservoir, knn, knn_screen, distances, vote, pairs (radius), graph, graph_build, lle (and
 # lle_methods, lle_assembly), mds_restore,
-# matrix_checks, block_product
+# matrix_checks, block_product, gram_product (and its PCA route)
 run tests/test_kernels_heap.py tests/test_neighbors.py tests/test_knn_screen.py \
     tests/test_pairwise.py \
     tests/test_graph.py tests/test_lle.py tests/test_parity_lle.py tests/test_mds.py
 run tests/test_eigen.py -k "block_product or upper_triangle"
+run tests/test_gram_product.py tests/test_parity_linear.py -k "gram or fused or out_of_range"
 # sparse_distances (sparse k-NN, radius, pairwise)
 run tests/test_sparse_neighbours.py
 # kernel_matrix, centering

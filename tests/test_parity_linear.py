@@ -296,3 +296,49 @@ def test_dense_arpack_centres_a_copy_and_falls_back_to_the_operator_past_the_bud
                                atol=1e-10)
     np.testing.assert_allclose(implicit.explained_variance_, with_copy.explained_variance_,
                                rtol=1e-10)
+
+
+@pytest.mark.parametrize(("container", "offset"),
+                         [("dense", 2.0), ("dense", 1e6), ("csr", 2.0)])
+def test_pca_arpack_on_the_fused_gram_operator_equals_sklearn(monkeypatch, container, offset):
+    """The one-pass Gram route (forced on small data) gives scikit-learn's svds answer: with
+    implicit centring, and (offset 1e6, dense) through the centred copy it falls back to."""
+    from fastdr import _config
+    from fastdr.decomposition import _pca_arpack
+
+    calls = []
+    real = _pca_arpack.gram_operator
+    monkeypatch.setattr(_pca_arpack, "gram_operator",
+                        lambda X, mean: calls.append(mean.any()) or real(X, mean))
+    monkeypatch.setattr(_config, "ARPACK_GRAM_MIN_ELEMENTS", 0)
+    monkeypatch.setattr(_config, "ARPACK_GRAM_MIN_STORED", 0)
+    X = _pca_data(seed=8, m=203, d=14, offset=offset)
+    if container == "csr":
+        X = sp.csr_matrix(np.where(np.random.default_rng(2).random(X.shape) < 0.4, X, 0.0))
+    sk, ours = _fit_both(X, n_components=5, svd_solver="arpack", random_state=0)
+    assert calls, "the Gram route was not taken"
+    # implicit centring except for the dense X whose centring would cancel 12 digits
+    assert calls[0] == (container == "csr" or offset < 1e3)
+    _assert_same_pca(sk, ours, X, X, rtol=1e-7)
+    np.testing.assert_allclose(
+        fastdr.PCA(5, svd_solver="arpack", random_state=0).fit_transform(X),
+        skd.PCA(5, svd_solver="arpack", random_state=0).fit_transform(X), rtol=0, atol=1e-7)
+
+
+def test_pca_arpack_fused_route_float32_is_float32(monkeypatch):
+    from fastdr import _config
+
+    monkeypatch.setattr(_config, "ARPACK_GRAM_MIN_ELEMENTS", 0)
+    X = _pca_data(seed=9, m=150, d=10).astype(np.float32)
+    sk, ours = _fit_both(X, n_components=3, svd_solver="arpack", random_state=0)
+    assert ours.components_.dtype == np.float32
+    assert ours.fit_transform(X).dtype == np.float32
+    np.testing.assert_allclose(ours.explained_variance_, sk.explained_variance_, rtol=1e-4)
+    np.testing.assert_allclose(np.abs(ours.components_), np.abs(sk.components_), atol=1e-4)
+
+
+def test_pca_refuses_sparse_x_with_out_of_range_indices():
+    X = sp.csr_matrix(np.eye(6))
+    X.indices[2] = 9  # corrupt: numba would read and write out of bounds
+    with pytest.raises(ValueError, match="indices must lie in"):
+        fastdr.PCA(2, svd_solver="arpack").fit(X)

@@ -10,7 +10,9 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.linalg
 
+from .._kernels.gram_product import csr_column_moments
 from .._validation import FLOAT_DTYPES
+from ..neighbors._sparse_search import _check_compressed
 
 #: The formats kept as they are; every other sparse format is converted to CSR.
 SPARSE_FORMATS = ("csr", "csc")
@@ -39,7 +41,11 @@ def check_sparse(X, *, min_samples=1, name="X"):
     Other formats (COO, LIL, ...) are converted to CSR, other dtypes to float64, as
     scikit-learn does; the values are never densified.
     """
-    if X.format not in SPARSE_FORMATS:
+    if X.format in SPARSE_FORMATS:  # the index arrays reach kernels: check them first
+        n_major, n_minor = X.shape if X.format == "csr" else X.shape[::-1]
+        _check_compressed(X.indptr, X.indices, n_major, n_minor, name,
+                          "column" if X.format == "csr" else "row")
+    else:
         X = X.tocsr()
     if X.dtype not in FLOAT_DTYPES:
         X = X.astype(np.float64)
@@ -68,6 +74,13 @@ def check_sparse(X, *, min_samples=1, name="X"):
     return X
 
 
+def unsigned_index_arrays(X):
+    """``(indptr, indices)`` of a checked CSR/CSC X as unsigned views (no copy): numba
+    indexes with them without its negative-index wraparound branch."""
+    return (X.indptr.view(np.dtype(f"u{X.indptr.dtype.itemsize}")),
+            X.indices.view(np.dtype(f"u{X.indices.dtype.itemsize}")))
+
+
 def _column_of_entries(X):
     """The column index of every stored entry of a CSR or CSC matrix."""
     if X.format == "csr":
@@ -82,6 +95,10 @@ def sparse_mean_and_total(X):
     ``(m - nnz_j) mean_j^2``: no subtraction of two large sums.
     """
     m, d = X.shape
+    if X.format == "csr":  # two compiled passes (0.17 s in numpy at 20M stored entries)
+        indptr, indices = unsigned_index_arrays(X)
+        mean, total = csr_column_moments(indptr, indices, X.data, d)
+        return mean, float(total)
     cols = _column_of_entries(X)
     data = X.data.astype(np.float64, copy=False)
     mean = np.bincount(cols, weights=data, minlength=d) / m
