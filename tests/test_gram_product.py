@@ -1,6 +1,5 @@
 """The one-pass centred Gram product and CSR column moments against naive NumPy."""
 
-import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -10,6 +9,7 @@ from fastdr._kernels.gram_product import (
     centred_gram_dense,
     csr_column_moments,
 )
+from fastdr._parallel import parallel_section
 from fastdr.decomposition._pca_sparse import unsigned_index_arrays
 
 
@@ -19,12 +19,9 @@ def _reference(X, mean, v):
 
 
 def _with_threads(n, fn):
-    previous = numba.get_num_threads()
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
-    try:
+    """``fn()`` inside fastdr's launch section (its thread count and fork-safe layer)."""
+    with parallel_section(n):
         return fn()
-    finally:
-        numba.set_num_threads(previous)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -35,7 +32,7 @@ def test_dense_gram_matches_reference(dtype, m):
     mean = X.mean(axis=0, dtype=np.float64)
     v = rng.standard_normal(9)
     out = np.empty(9)
-    centred_gram_dense(X, mean, v, out)
+    _with_threads(None, lambda: centred_gram_dense(X, mean, v, out))
     expected = _reference(X, mean, v)
     np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-9 * np.abs(expected).max())
 
@@ -50,7 +47,7 @@ def test_csr_gram_matches_reference(m):
     v = rng.standard_normal(11)
     out = np.empty(11)
     indptr, indices = unsigned_index_arrays(X)
-    centred_gram_csr(indptr, indices, X.data, mean, v, out)
+    _with_threads(None, lambda: centred_gram_csr(indptr, indices, X.data, mean, v, out))
     np.testing.assert_allclose(out, _reference(dense, mean, v), rtol=1e-10, atol=1e-10)
 
 
