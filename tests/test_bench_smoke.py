@@ -179,3 +179,19 @@ def test_dask_scaling_runs_and_both_cluster_sizes_agree(tmp_path):
     assert {(r["workload"], r["workers"]) for r in result["rows"]} == {
         (w, n) for w in ("knn_pairs", "landmark_isomap") for n in (1, 2)}
     assert "efficiency T1/(2 T2)" in proc.stdout
+
+
+@pytest.mark.slow
+def test_report_times_fastdr_on_the_threading_layer_users_get():
+    """The machine table must not start numba's default layer before fastdr picks its own:
+    every timing after it would measure a layer a user's process does not run."""
+    alone = _run(["-c", "import numba, numpy as np, fastdr; "
+                  "fastdr.pairwise_distances(np.zeros((4, 2))); print(numba.threading_layer())"],
+                 timeout=300)
+    report = _run(["-c", "import numba; from bench.report.machine import machine_info; "
+                   "info = machine_info(); "
+                   "print(info['numba_threading_layer'], numba.threading_layer())"],
+                  timeout=300)
+    assert alone.returncode == 0 and report.returncode == 0, alone.stderr + report.stderr
+    layer = alone.stdout.split()[-1]
+    assert report.stdout.split()[-2:] == [layer, layer]

@@ -61,6 +61,10 @@ def machine_info():
     import numba
     import psutil
 
+    # the layer first: it launches through fastdr, which picks the layer users get (its
+    # fork-safe choice); numba.get_num_threads() before any launch would start numba's
+    # default layer instead, and every timing after it would measure that one
+    layer = threading_layer()
     memory = psutil.virtual_memory()
     info = {
         "cpu_model": _cpuinfo("model name") or platform.processor() or platform.machine(),
@@ -69,7 +73,7 @@ def machine_info():
         "memory_gib": round(memory.total / 2**30, 1),
         "available_memory_gib": round(memory.available / 2**30, 1),
         "os": platform.platform(), "python": platform.python_version(),
-        "numba_threads": numba.get_num_threads(), "numba_threading_layer": threading_layer(),
+        "numba_threads": numba.get_num_threads(), "numba_threading_layer": layer,
         "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR", "(default: __pycache__)"),
         "openblas_thread_timeout": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "(unset)"),
         "blas": _blas(),
