@@ -102,7 +102,7 @@ def test_sparse_bottom_pairs_with_arpack_and_dense(rng):
 
 
 def test_auto_uses_the_block_solver_on_big_dense_matrices(rng, monkeypatch):
-    monkeypatch.setattr(_eigen, "DENSE_MAX_N", 100)  # keep the test matrix small
+    monkeypatch.setattr(_eigen, "ARPACK_MAX_N", 100)  # keep the test matrix small
     A = _psd_with_gaps(rng, 250)
     assert choose_solver(250, 3, sparse=False) == "randomized"
     values, vectors = symmetric_eigenpairs(A, 3, solver="auto", random_state=0)
@@ -111,15 +111,28 @@ def test_auto_uses_the_block_solver_on_big_dense_matrices(rng, monkeypatch):
 
 def test_auto_falls_back_to_arpack_when_the_block_solver_stalls(rng, monkeypatch):
     monkeypatch.setattr(_eigen, "AUTO_RANDOMIZED_MAX_ITER", 1)
-    monkeypatch.setattr(_eigen, "DENSE_MAX_N", 100)
+    monkeypatch.setattr(_eigen, "ARPACK_MAX_N", 100)
     A = _symmetric(rng, 250)
     values, vectors = symmetric_eigenpairs(A, 2, solver="auto", random_state=0)
     _assert_pairs(values, vectors, *_reference(A, 2, True), 1e-12, 1e-8)
 
 
+def test_auto_arpack_falls_back_to_lapack_when_it_does_not_converge(rng, monkeypatch):
+    A = _psd_with_gaps(rng, 250)
+    assert choose_solver(250, 3, sparse=False) == "arpack"
+    calls = []
+    real = _eigen.dense_pairs
+    monkeypatch.setattr(_eigen, "dense_pairs", lambda *a: calls.append(1) or real(*a))
+    # one Arnoldi iteration cannot converge
+    values, vectors = symmetric_eigenpairs(A, 3, solver="auto", max_iter=1, random_state=0)
+    assert calls
+    _assert_pairs(values, vectors, *_reference(A, 3, True), 1e-12, 1e-9)
+
+
 @pytest.mark.parametrize(
     "n, k, sparse, expected",
-    [(1000, 2, False, "dense"), (1001, 2, False, "randomized"), (5000, 600, False, "dense"),
+    [(200, 2, False, "dense"), (201, 2, False, "arpack"), (2000, 2, False, "arpack"),
+     (2001, 2, False, "randomized"), (1000, 101, False, "dense"), (5000, 600, False, "dense"),
      (200, 2, True, "dense"), (201, 2, True, "arpack"), (5000, 600, True, "dense")],
 )
 def test_auto_rule(n, k, sparse, expected):
@@ -280,7 +293,8 @@ def test_reads_upper_triangle_only_for_thin_iterative_solves():
     from fastdr._eigen import reads_upper_triangle
 
     assert not reads_upper_triangle("dense", 5000, 2)
-    assert not reads_upper_triangle("auto", 500, 2)  # auto picks LAPACK below n = 1000
+    assert not reads_upper_triangle("auto", 200, 2)  # auto picks LAPACK up to n = 200
+    assert reads_upper_triangle("auto", 500, 2)  # and ARPACK above
     assert reads_upper_triangle("auto", 5000, 2)
     assert reads_upper_triangle("randomized", 5000, 10, extra_columns=1)  # 10 + 5 + 1
     assert not reads_upper_triangle("randomized", 5000, 11, extra_columns=1)  # 11 + 5 + 1

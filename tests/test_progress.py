@@ -168,13 +168,13 @@ def _recording(monkeypatch, module, name):
 def test_isomap_dijkstra_in_chunks_under_a_bar_is_bit_identical(rng, monkeypatch, capsys):
     X = rng.standard_normal((300, 3))
     calls = _recording(monkeypatch, graph_kernels, "all_pairs_upper")
-    quiet = Isomap(n_neighbors=8, n_jobs=2).fit(X)
+    quiet = Isomap(n_neighbors=8, random_state=0, n_jobs=2).fit(X)
     assert calls == [(0, 19)]  # one launch over all ceil(300 / 16) source blocks
     capsys.readouterr()
     monkeypatch.setattr(StageLog, "long_run_s", 0.0)
     monkeypatch.setitem(sys.modules, "tqdm", None)
     calls.clear()
-    loud = Isomap(n_neighbors=8, n_jobs=2, verbose=1).fit(X)
+    loud = Isomap(n_neighbors=8, random_state=0, n_jobs=2, verbose=1).fit(X)
     assert len(calls) > 2 and calls[0] == (0, 2) and calls[-1][1] == 19
     assert all(calls[i][1] == calls[i + 1][0] for i in range(len(calls) - 1))  # no gap
     assert "[Isomap] Dijkstra (16 sources per step) |" in capsys.readouterr().err
