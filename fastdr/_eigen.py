@@ -42,6 +42,7 @@ import scipy.sparse.linalg
 from ._blas import caller_blas_threads
 from ._eigen_solvers import (
     STREAMING_MAX_COLUMNS,
+    STREAMING_MIN_ROWS,
     EigenSolverError,
     arpack_pairs,
     block_krylov_pairs,
@@ -99,13 +100,15 @@ def reads_upper_triangle(solver, n, n_components, *, extra_columns=0, n_oversamp
     """Will this solve, through an operator on a symmetric n x n array, read only its upper
     triangle?
 
-    True when the resolved solver is iterative and its widest block (the randomized block,
-    plus ``extra_columns`` the operator adds) fits the streaming kernel
-    (:data:`STREAMING_MAX_COLUMNS`): the product then goes through
+    True when the resolved solver is iterative, n exceeds :data:`STREAMING_MIN_ROWS` and its
+    widest block (the randomized block, plus ``extra_columns`` the operator adds) fits the
+    streaming kernel (:data:`STREAMING_MAX_COLUMNS`): the product then goes through
     :func:`fastdr._kernels.block_product.upper_times_block`, and the caller need not fill in
     (mirror) the lower triangle. The dense solver reads the whole matrix.
     """
     if resolve_solver(solver, n, n_components, sparse=False) == "dense":
+        return False
+    if n <= STREAMING_MIN_ROWS:  # BLAS on the mirrored matrix is faster (see the constant)
         return False
     width = randomized_block_width(n_components, n_oversamples) + extra_columns
     return width <= STREAMING_MAX_COLUMNS

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn import decomposition as skd
 
-from fastdr import PCA, InvalidParameterError, KernelPCA
+from fastdr import PCA, InvalidParameterError, KernelPCA, _eigen
 from fastdr._kernels import kernel_matrix as kk
 from fastdr._kernels.distances import centred_sqnorms
 from fastdr._validation import MemoryBudgetError
@@ -394,6 +394,7 @@ def test_kernel_pca_thin_iterative_solve_never_reads_the_unmirrored_half(rng, mo
         return out
 
     monkeypatch.setattr(KernelPCA, "_kernel", poisoned)
+    monkeypatch.setattr(_eigen, "STREAMING_MIN_ROWS", 100)  # stream at m=300
     X = _data(rng, m=300, d=5)
     other = KernelPCA(n_components=3, kernel="rbf", gamma=0.2, eigen_solver="randomized",
                       random_state=0).fit(X)

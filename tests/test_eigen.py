@@ -251,7 +251,8 @@ def test_ratio_rule_is_the_textbook_greater_or_equal():
 
 @pytest.mark.parametrize("dtype,rtol", [(np.float64, 1e-12), (np.float32, 1e-5)])
 @pytest.mark.parametrize("b", [1, 3, 4, 7, STREAMING_MAX_COLUMNS, STREAMING_MAX_COLUMNS + 1])
-def test_block_product_matches_numpy(rng, dtype, rtol, b):
+def test_block_product_matches_numpy(rng, dtype, rtol, b, monkeypatch):
+    monkeypatch.setattr(_eigen_solvers, "STREAMING_MIN_ROWS", 50)  # the kernel, on 83 rows
     A = rng.standard_normal((83, 61)).astype(dtype)
     Q = rng.standard_normal((61, b)).astype(dtype)
     got = block_product(A, Q)
@@ -294,7 +295,10 @@ def test_reads_upper_triangle_only_for_thin_iterative_solves():
 
     assert not reads_upper_triangle("dense", 5000, 2)
     assert not reads_upper_triangle("auto", 200, 2)  # auto picks LAPACK up to n = 200
-    assert reads_upper_triangle("auto", 500, 2)  # and ARPACK above
+    # ARPACK above, but on a matrix that fits in cache through BLAS on the mirrored matrix
+    assert not reads_upper_triangle("auto", 500, 2)
+    assert not reads_upper_triangle("arpack", 2000, 2)
+    assert reads_upper_triangle("arpack", 2001, 2)
     assert reads_upper_triangle("auto", 5000, 2)
     assert reads_upper_triangle("randomized", 5000, 10, extra_columns=1)  # 10 + 5 + 1
     assert not reads_upper_triangle("randomized", 5000, 11, extra_columns=1)  # 11 + 5 + 1
