@@ -68,6 +68,11 @@ def test_pair_kernels_match_naive_sums(rng, n, d):
     np.testing.assert_allclose(mmc_kernels.pair_squared_sum(X, a, b, weights), squares,
                                rtol=1e-12)
     np.testing.assert_allclose(mmc_kernels.pair_quadratic_forms(X, a, b, M), forms, rtol=1e-11)
+    # the serial twins (small sums run without a parallel launch) give the same bits
+    np.testing.assert_array_equal(mmc_kernels.pair_outer_sum_serial(X, a, b, weights, True),
+                                  mmc_kernels.pair_outer_sum(X, a, b, weights, True))
+    np.testing.assert_array_equal(mmc_kernels.pair_quadratic_forms_serial(X, a, b, M),
+                                  mmc_kernels.pair_quadratic_forms(X, a, b, M))
     w = rng.random(d)
     np.testing.assert_allclose(mmc_kernels.pair_diagonal_forms(X, a, b, w),
                                reference.mmc_pair_sums(X, pairs, weights, np.diag(w))[2],
@@ -468,3 +473,23 @@ def test_n_jobs_reaches_the_pair_kernels(rng, monkeypatch):
     every = MMC_Supervised(max_iter=5, random_state=0).fit(X, y)
     assert seen and set(seen) == {None}
     np.testing.assert_array_equal(one.components_, every.components_)
+
+
+def test_small_pair_sums_take_the_serial_twins_with_the_same_fit(monkeypatch):
+    from fastdr import _config
+    from fastdr.metric_learning import _mmc_solvers
+
+    data = np.random.default_rng(4)
+    X = data.standard_normal((120, 6))
+    y = np.repeat(np.arange(4), 30)
+    calls = []
+    twins = {parallel: (lambda *args, _f=serial: calls.append(1) or _f(*args))
+             for parallel, serial in _mmc_solvers._SERIAL.items()}
+    monkeypatch.setattr(_mmc_solvers, "_SERIAL", twins)
+    serial = MMC_Supervised(random_state=0, max_iter=20).fit(X, y)
+    assert calls  # the small sums ran serially
+    calls.clear()
+    monkeypatch.setattr(_config, "MMC_SERIAL_MAX_WORK", -1)  # every sum parallel
+    parallel = MMC_Supervised(random_state=0, max_iter=20).fit(X, y)
+    assert not calls
+    np.testing.assert_array_equal(serial.components_, parallel.components_)

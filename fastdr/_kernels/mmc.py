@@ -23,55 +23,94 @@ def _gather_differences(X, a, b, start, stop, squared, out):
             out[t, f] = diff * diff if squared else diff
 
 
+@njit(cache=True)
+def _outer_chunk(X, a, b, weights, squared, start, stop, out):
+    """``out = sum_{start <= k < stop} weights[k] u_k u_k^T`` by one BLAS product."""
+    d = X.shape[1]
+    diffs = np.empty((stop - start, d))
+    _gather_differences(X, a, b, start, stop, squared, diffs)
+    scaled = np.empty((stop - start, d))
+    for t in range(stop - start):
+        for f in range(d):
+            scaled[t, f] = weights[start + t] * diffs[t, f]
+    out[:, :] = np.dot(diffs.T, scaled)
+
+
+@njit(cache=True)
+def _merge_outer(partial):
+    """The chunks' sums in chunk order, symmetrised."""
+    out = np.zeros(partial.shape[1:])
+    for c in range(partial.shape[0]):
+        out += partial[c]
+    return 0.5 * (out + out.T)
+
+
 @njit(cache=True, parallel=True)
 def pair_outer_sum(X, a, b, weights, squared):
     """``sum_k weights[k] u_k u_k^T`` with ``u_k = v_k`` (or ``v_k ** 2`` when ``squared``).
 
     The must-link scatter, the gradient of the cannot-link distance sum and the diagonal
     solver's Hessian are all this sum. Time O(n d^2), memory O(n_chunks d^2 + chunk d).
+    :func:`pair_outer_sum_serial` is the same sum, bit for bit, without a parallel launch.
 
     Returns
     -------
     ndarray of shape (d, d)
     """
     n = a.shape[0]
-    d = X.shape[1]
     n_chunks = (n + _CHUNK - 1) // _CHUNK
-    partial = np.zeros((n_chunks, d, d))
+    partial = np.zeros((n_chunks, X.shape[1], X.shape[1]))
     for c in prange(n_chunks):
-        start = c * _CHUNK
-        stop = min(n, start + _CHUNK)
-        diffs = np.empty((stop - start, d))
-        _gather_differences(X, a, b, start, stop, squared, diffs)
-        scaled = np.empty((stop - start, d))
-        for t in range(stop - start):
-            for f in range(d):
-                scaled[t, f] = weights[start + t] * diffs[t, f]
-        partial[c] = np.dot(diffs.T, scaled)
-    out = np.zeros((d, d))
+        _outer_chunk(X, a, b, weights, squared, c * _CHUNK, min(n, (c + 1) * _CHUNK),
+                     partial[c])
+    return _merge_outer(partial)
+
+
+@njit(cache=True)
+def pair_outer_sum_serial(X, a, b, weights, squared):
+    """:func:`pair_outer_sum` on the calling thread (same chunks, same order)."""
+    n = a.shape[0]
+    n_chunks = (n + _CHUNK - 1) // _CHUNK
+    partial = np.zeros((n_chunks, X.shape[1], X.shape[1]))
     for c in range(n_chunks):
-        out += partial[c]
-    return 0.5 * (out + out.T)
+        _outer_chunk(X, a, b, weights, squared, c * _CHUNK, min(n, (c + 1) * _CHUNK),
+                     partial[c])
+    return _merge_outer(partial)
+
+
+@njit(cache=True)
+def _quadratic_chunk(X, a, b, M, start, stop, out):
+    """``out[k] = v_k^T M v_k`` for pairs start..stop, by one BLAS product."""
+    d = X.shape[1]
+    diffs = np.empty((stop - start, d))
+    _gather_differences(X, a, b, start, stop, False, diffs)
+    mapped = np.dot(diffs, M)
+    for t in range(stop - start):
+        acc = 0.0
+        for f in range(d):
+            acc += mapped[t, f] * diffs[t, f]
+        out[start + t] = acc
 
 
 @njit(cache=True, parallel=True)
 def pair_quadratic_forms(X, a, b, M):
-    """``q_k = v_k^T M v_k`` for every pair (squared Mahalanobis distances). O(n d^2)."""
+    """``q_k = v_k^T M v_k`` for every pair (squared Mahalanobis distances). O(n d^2).
+    :func:`pair_quadratic_forms_serial` gives the same values without a parallel launch."""
     n = a.shape[0]
-    d = X.shape[1]
     out = np.empty(n)
     n_chunks = (n + _CHUNK - 1) // _CHUNK
     for c in prange(n_chunks):
-        start = c * _CHUNK
-        stop = min(n, start + _CHUNK)
-        diffs = np.empty((stop - start, d))
-        _gather_differences(X, a, b, start, stop, False, diffs)
-        mapped = np.dot(diffs, M)
-        for t in range(stop - start):
-            acc = 0.0
-            for f in range(d):
-                acc += mapped[t, f] * diffs[t, f]
-            out[start + t] = acc
+        _quadratic_chunk(X, a, b, M, c * _CHUNK, min(n, (c + 1) * _CHUNK), out)
+    return out
+
+
+@njit(cache=True)
+def pair_quadratic_forms_serial(X, a, b, M):
+    """:func:`pair_quadratic_forms` on the calling thread."""
+    n = a.shape[0]
+    out = np.empty(n)
+    for start in range(0, n, _CHUNK):
+        _quadratic_chunk(X, a, b, M, start, min(n, start + _CHUNK), out)
     return out
 
 

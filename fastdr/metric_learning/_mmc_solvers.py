@@ -19,6 +19,7 @@ import contextvars
 
 import numpy as np
 
+from .. import _config as config
 from .._kernels import mmc as mmc_kernels
 from .._parallel import parallel_section
 from ._base import project_psd
@@ -41,10 +42,22 @@ def kernel_threads(n_jobs):
         _N_JOBS.reset(token)
 
 
-def run_kernel(kernel, *args):
-    """Call a parallel pair kernel on the fit's ``n_jobs`` threads, BLAS single-threaded."""
+#: Serial twins of the parallel pair kernels: the same sums, bit for bit, with no launch.
+_SERIAL = {mmc_kernels.pair_outer_sum: mmc_kernels.pair_outer_sum_serial,
+           mmc_kernels.pair_quadratic_forms: mmc_kernels.pair_quadratic_forms_serial}
+
+
+def run_kernel(kernel, X, a, *args):
+    """Call a pair kernel on the fit's ``n_jobs`` threads, BLAS single-threaded.
+
+    Below ``MMC_SERIAL_MAX_WORK`` (pairs x d^2) the kernel's serial twin runs instead: a
+    numba launch costs about 0.1 ms on the workqueue layer, more than such a sum, and an
+    MMC fit makes a few hundred of them. The result is the same either way.
+    """
+    if kernel in _SERIAL and a.shape[0] * X.shape[1] ** 2 <= config.MMC_SERIAL_MAX_WORK:
+        kernel = _SERIAL[kernel]
     with parallel_section(_N_JOBS.get()):
-        return kernel(*args)
+        return kernel(X, a, *args)
 
 
 def distance_sum(X, a, b, M):
