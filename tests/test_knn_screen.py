@@ -93,3 +93,17 @@ def test_screen_bound_coefficients():
     # eps = 2 (n + 4) u for GEMM depth n = d + 1 (see the module docstring)
     assert knn_screen.screen_eps(50) == 2 * 55 * 2.0**-24
     assert 0 < knn_screen.screen_abs(50) < 2.0**-130
+
+
+@pytest.mark.parametrize("n_valid,n", [(16, 16), (17, 16), (512, 16), (300, 7), (64, 1)])
+def test_first_block_threshold_leaves_at_least_n_keys_at_or_below_it(n_valid, n):
+    from fastdr._kernels.knn_screen import _prime_threshold
+
+    rng = np.random.default_rng(n_valid + n)
+    for keys in (rng.standard_normal(n_valid).astype(np.float32),
+                 np.round(rng.standard_normal(n_valid), 1).astype(np.float32),  # ties
+                 np.sort(rng.standard_normal(n_valid)).astype(np.float32)[::-1].copy()):
+        threshold = _prime_threshold(keys, n_valid, n)
+        assert np.sum(keys.astype(np.float64) <= threshold) >= n
+        # and it is a key's value: never looser than the largest key
+        assert threshold in keys.astype(np.float64)
