@@ -25,14 +25,16 @@ _MEMORY_BUDGET_ENV = "FASTDR_MEMORY_BUDGET"
 #: PCA's ``"arpack"`` solver on a dense tall X applies the Gram operator in one fused pass
 #: over X (:mod:`fastdr._kernels.gram_product`) from this many elements of X up. Below it X
 #: stays in the last-level cache, where two BLAS matrix-vector products on a centred copy
-#: are faster than one threaded launch. Measured (float64, 10 components, median of 3):
-#: 20,000 x 2,000 0.45 s against 0.82 s; 10,000 x 500 69 ms against 84 ms; 5,000 x 500
-#: 40 ms against 29 ms.
-ARPACK_GRAM_MIN_ELEMENTS = 2**22
+#: are as fast, without a numba launch per product (about 0.1 ms on the workqueue layer,
+#: more when its threads have gone to sleep, as between the report's timed calls).
+#: Measured (float64, 10 components): 20,000 x 2,000 0.44 s against 0.84 s; 10,000 x 500
+#: 1.0x to 1.4x in direct loops but 0.83x to 0.98x in the report; 5,000 x 500 0.78x.
+ARPACK_GRAM_MIN_ELEMENTS = 2**23
 #: The same threshold in stored entries, for a CSR X (scipy's two single-threaded sparse
-#: products against one fused pass on every thread; 100,000 x 2,000 at 10% stored: 0.55 s
-#: against 0.94 s a fit; 20,000 x 500: 44 against 62 ms; 10,000 x 500: 40 against 31 ms).
-ARPACK_GRAM_MIN_STORED = 800_000
+#: products against one fused pass on every thread; 100,000 x 2,000 at 10% stored: 0.64 s
+#: against 0.99 s a fit; 20,000 x 500 (1M stored): 1.2x to 1.4x in direct loops, 0.85x to
+#: 0.92x in the report).
+ARPACK_GRAM_MIN_STORED = 2**21
 
 #: MMC's pair sums (pairs x d^2 multiply-adds) up to this size run serially: a parallel
 #: launch costs about 0.1 ms on numba's workqueue layer. Measured on 10 Gaussian classes,
