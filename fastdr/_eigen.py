@@ -251,6 +251,12 @@ def symmetric_eigenpairs(
             except scipy.sparse.linalg.ArpackNoConvergence:
                 if isinstance(A, np.ndarray):  # at most 2000 x 2000: LAPACK takes over
                     solver = "dense"
+                    if not overwrite_a:  # its work copy is announced like any n x n array
+                        check_dense_allocation(
+                            (n, n), A.dtype,
+                            what="LAPACK's work copy of the matrix (ARPACK did not converge)",
+                            alternative="Raise max_iter or tol, or pass "
+                                        "eigen_solver='randomized'.")
                     values, vectors = dense_pairs(A, n_components, largest, overwrite_a)
                 else:  # an operator (an upper triangle, say): the block solver
                     solver = "randomized"

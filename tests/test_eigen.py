@@ -127,6 +127,12 @@ def test_auto_arpack_falls_back_to_lapack_when_it_does_not_converge(rng, monkeyp
     values, vectors = symmetric_eigenpairs(A, 3, solver="auto", max_iter=1, random_state=0)
     assert calls
     _assert_pairs(values, vectors, *_reference(A, 3, True), 1e-12, 1e-9)
+    # the fallback's n x n work copy is announced to the memory budget first
+    from fastdr.exceptions import MemoryBudgetError
+
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "1000")
+    with pytest.raises(MemoryBudgetError, match="ARPACK did not converge"):
+        symmetric_eigenpairs(A, 3, solver="auto", max_iter=1, random_state=0)
 
 
 @pytest.mark.parametrize(
