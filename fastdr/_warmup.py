@@ -42,6 +42,9 @@ def _nndescent():
         *_, index = nndescent_graph(X, 3, metric="sqeuclidean", random_state=0,
                                     return_index=True)
         nndescent_query(index, X[:5], 3)
+        # leaf mates alone (tiny leaves, no rounds) miss the recall goal: the widening step
+        nndescent_graph(X, 3, metric="sqeuclidean", n_trees=1, leaf_size=4, n_iters=0,
+                        random_state=0)
 
 
 def _pairwise():

@@ -11,12 +11,12 @@ from fastdr import NearestNeighbors
 from fastdr._kernels.nndescent import KEY_MANHATTAN, KEY_SQEUCLIDEAN
 from fastdr.neighbors._nndescent import (
     NNDescentIndex,
-    adaptive_build_neighbors,
+    _sample_recall,
     default_parameters,
-    intrinsic_dimension,
     nndescent_graph,
     nndescent_index,
     nndescent_query,
+    widened_neighbors,
 )
 
 
@@ -66,8 +66,8 @@ def uniform_cube(m, d=50, *, seed=0):
 @pytest.mark.jit_only  # m=20,000 interpreted would take most of the coverage pass
 @pytest.mark.parametrize("make", [clustered, uniform_subspace, blobs, uniform_cube])
 def test_recall_at_defaults_m20000_clustered_and_uniform(make):
-    # the full 50-d cube had recall 0.69 (k=15) before the heaps were widened on data of
-    # high intrinsic dimension, the isotropic blobs 0.97 at 20,000 but 0.86 at 100,000
+    # the full 50-d cube has recall about 0.76 at width k: the build widens its heaps
+    # because the recall it estimates on sampled points misses the goal
     k = 10
     X = make(20000).astype(np.float32)
     exact = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(X).kneighbors()[1]
@@ -86,36 +86,59 @@ def test_recall_heavier_setting_reaches_099(make):
     assert recall(ind, exact) >= 0.99
 
 
-def test_intrinsic_dimension_estimate():
-    # Levina-Bickel on exact neighbour distances: near the true dimension for uniform data
-    k = 15
-    for dim in (2, 5):
-        X = uniform_subspace(3000, 12, intrinsic=dim, seed=1)
-        sq, _ = brute(X, X, k, "sqeuclidean", True)
-        assert abs(intrinsic_dimension(sq, KEY_SQEUCLIDEAN) - dim) < 0.25 * dim
-        l1, _ = brute(X, X, k, "manhattan", True)
-        assert abs(intrinsic_dimension(l1, KEY_MANHATTAN) - dim) < 0.25 * dim
-    assert intrinsic_dimension(np.zeros((5, 4)), KEY_SQEUCLIDEAN) == 0.0
-    assert intrinsic_dimension(np.ones((5, 1)), KEY_SQEUCLIDEAN) == 0.0
+def test_widened_neighbors():
+    assert widened_neighbors(10, 20000, 0.9) == 30  # 2 max(k, 15)
+    assert widened_neighbors(10, 20000, 0.5) == 45  # 3 max(k, 15) when far from the goal
+    assert widened_neighbors(20, 20000, 0.9) == 40
+    assert widened_neighbors(30, 20000, 0.5) == 60  # at most max(k, 60)
+    assert widened_neighbors(80, 20000, 0.5) == 80
+    assert widened_neighbors(10, 25, 0.5) == 24  # at most m - 1
 
 
-def test_adaptive_build_neighbors():
-    assert adaptive_build_neighbors(9.0, 10, 20000) == 10
-    assert adaptive_build_neighbors(18.0, 10, 20000) == 30  # 15 * 18 / 9
-    assert adaptive_build_neighbors(18.0, 20, 20000) == 40
-    assert adaptive_build_neighbors(50.0, 15, 20000) == 45  # 3 k
-    assert adaptive_build_neighbors(50.0, 30, 20000) == 60  # at most max(k, 60)
-    assert adaptive_build_neighbors(50.0, 80, 20000) == 80
-    assert adaptive_build_neighbors(50.0, 10, 25) == 24  # at most m - 1
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
+def test_sample_recall_counts_exact_neighbours_in_the_heaps(metric):
+    X = blobs(400, 6, seed=2)
+    key = KEY_MANHATTAN if metric == "manhattan" else KEY_SQEUCLIDEAN
+    _, exact = brute(X, X, 5, metric, True)
+    rows = np.array([0, 7, 100, 399])
+    heap_i = np.full((400, 8), np.iinfo(np.int64).max, dtype=np.int64)
+    heap_i[:, :5] = exact
+    assert _sample_recall(X, key, rows, heap_i, 5, 1) == 1.0
+    heap_i[7, [0, 3]] = 399  # two of row 7's five neighbours lost
+    heap_i[100, 5] = exact[100, 0]  # moved past the first k slots: still held, counts once
+    heap_i[100, 0] = 398 if 398 not in exact[100] else 397
+    heap_i[100, 1] = exact[100, 0]
+    assert _sample_recall(X, key, rows, heap_i, 5, 1) == pytest.approx(17 / 20)
+
+
+def test_duplicate_points_in_the_recall_sample():
+    # a duplicate of a sampled row, ranked before the row itself, is one of its neighbours
+    X = np.repeat(blobs(100, 4, seed=1), 2, axis=0)
+    heap_i = np.tile(np.arange(3), (200, 1))
+    rows = np.array([1])
+    _, exact = brute(X, X, 3, "euclidean", True)
+    heap_i[1] = exact[1]
+    assert _sample_recall(X, KEY_SQEUCLIDEAN, rows, heap_i, 3, 1) == 1.0
 
 
 @pytest.mark.parametrize("make, widened", [(uniform_cube, True), (uniform_subspace, False)])
-def test_build_widens_heaps_on_high_dimensional_data_only(make, widened, capsys):
-    X = make(300, 30, seed=3)
-    nndescent_graph(X, 5, random_state=0, verbose=2)
+def test_build_widens_heaps_when_the_estimated_recall_misses_the_goal(make, widened, capsys):
+    # one tree of small leaves: at width 10 the 30-d cube stays near recall 0.83 (so the
+    # heaps are widened 3 k), the 10-d subspace reaches 0.98
+    X = make(3000, 30, seed=3)
+    _, ind = nndescent_graph(X, 10, n_trees=1, leaf_size=20, random_state=0, verbose=2)
     out = capsys.readouterr().out
-    assert "NN-descent round" in out
-    assert ("300 x 5 heaps" not in out) is widened
+    assert "NN-descent round" in out and "estimated on 512 sampled points" in out
+    assert ("continued 3000 x 45 heaps" in out) is widened
+    assert recall(ind, brute(X, X, 10, "euclidean", True)[1]) >= 0.95
+
+
+def test_no_widening_with_build_neighbors_given(capsys):
+    X = uniform_cube(1000, 30, seed=3)
+    nndescent_graph(X, 5, n_trees=1, leaf_size=20, build_neighbors=5, random_state=0,
+                    verbose=2)
+    out = capsys.readouterr().out
+    assert "estimated" not in out and "continued" not in out
 
 
 @pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
@@ -214,7 +237,8 @@ def test_tiny_inputs_and_duplicates_are_exact():
 def test_verbose_prints_one_line_per_round_without_tqdm(capsys, monkeypatch, verbose):
     monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm now fails
     X = blobs(1000, 10, seed=6)
-    index = nndescent_index(X, 5, n_iters=3, delta=0.0, random_state=0, verbose=verbose)
+    index = nndescent_index(X, 5, n_iters=3, delta=0.0, n_trees=1, leaf_size=20,
+                            build_neighbors=5, random_state=0, verbose=verbose)
     lines = [ln for ln in capsys.readouterr().out.splitlines() if "round" in ln]
     assert len(lines) == index.n_iters_ == 3
     assert lines[0].startswith("NN-descent round 1/3:") and lines[0].endswith("updates")
@@ -255,8 +279,14 @@ def test_verbose_1_draws_a_tqdm_bar_over_rounds_with_update_counts(capsys, monke
 
 def test_defaults_documented():
     p = default_parameters(100000, 15)
-    assert p == {"n_trees": 10, "n_iters": 17, "max_candidates": 15, "leaf_size": 75}
+    assert p == {"n_trees": 16, "n_iters": 17, "max_candidates": 15, "leaf_size": 384}
+    assert default_parameters(100000, 15, "cosine") == p
+    assert default_parameters(100000, 15, "manhattan") == {
+        "n_trees": 10, "n_iters": 17, "max_candidates": 15, "leaf_size": 75}
     assert default_parameters(20000, 5)["max_candidates"] == 15
+    assert default_parameters(20000, 100)["leaf_size"] == 600
+    assert default_parameters(10**6, 15)["n_trees"] == 28
+    assert default_parameters(50, 15)["n_trees"] == 4
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [

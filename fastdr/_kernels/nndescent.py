@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import FASTMATH
-from .heap import INDEX_SENTINEL, sift_down, worse
+from .heap import INDEX_SENTINEL, heap_push, sift_down, worse
 from .rp_trees import hash3
 
 KEY_SQEUCLIDEAN = 0
@@ -143,6 +143,111 @@ def init_from_leaves(X, metric, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
                         flagged_push(heap_d[p], heap_i[p], heap_f[p], dist, q)
                     if dist <= heap_d[q, 0]:
                         flagged_push(heap_d[q], heap_i[q], heap_f[q], dist, p)
+
+
+@njit(cache=True)
+def _centred_leaf_gram(X, members):
+    """Gram matrix and squared norms of a leaf's rows centred on their mean. O(n^2 d).
+
+    The mean is accumulated in float64. Leaf mates are close, so centred norms are of the
+    order of their distances and ``|a|^2 + |b|^2 - 2 a.b`` keeps the precision that an offset
+    from the origin would cancel.
+    """
+    n = members.shape[0]
+    d = X.shape[1]
+    mean = np.zeros(d, dtype=np.float64)
+    for a in range(n):
+        row = X[members[a]]
+        for f in range(d):
+            mean[f] += row[f]
+    for f in range(d):
+        mean[f] /= n
+    block = np.empty((n, d), dtype=X.dtype)
+    block_t = np.empty((d, n), dtype=X.dtype)
+    norms = np.empty(n, dtype=X.dtype)
+    for a in range(n):
+        row = X[members[a]]
+        acc = 0.0
+        for f in range(d):
+            v = row[f] - mean[f]
+            block[a, f] = v
+            block_t[f, a] = v
+            acc += v * v
+        norms[a] = acc
+    gram = np.empty((n, n), dtype=X.dtype)
+    np.dot(block, block_t, gram)
+    return gram, norms
+
+
+@njit(cache=True)
+def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, sel_d, sel_i):
+    width = sel_d.shape[0]
+    sel_d[:] = np.inf
+    sel_i[:] = INDEX_SENTINEL
+    for b in range(keys.shape[0]):
+        if keys[b] < sel_d[0]:
+            sift_down(sel_d, sel_i, width, keys[b], np.int64(members[b]))
+    for e in range(width):
+        if sel_i[e] != INDEX_SENTINEL:
+            flagged_push(heap_d[p], heap_i[p], heap_f[p], sel_d[e], sel_i[e])
+
+
+@njit(cache=True, parallel=True)
+def init_from_leaves_gram(X, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
+                          heap_d, heap_i, heap_f):
+    """Squared-Euclidean twin of :func:`init_from_leaves`: one GEMM per leaf. O(m trees leaf d).
+
+    A leaf's keys come from one BLAS product on its centred rows (:func:`_centred_leaf_gram`);
+    keys below zero (round-off) are clipped to zero. Each member then offers its key row to
+    its own heap only, so a heap row is written only by the thread that owns the member's
+    leaf. Before a member's row is scanned, the entries of leaf mates already in its heap
+    are masked (``leaf_of`` and ``leaf_pos`` record every point's leaf in the current tree,
+    written by a pass of their own before the tree's leaves run): a full row then offers only
+    keys that improve it, and the scan rarely branches.
+    """
+    m = X.shape[0]
+    width = heap_d.shape[1]
+    leaf_of = np.full(m, -1, dtype=np.int64)
+    leaf_pos = np.zeros(m, dtype=np.int32)
+    for t in range(perm.shape[0]):
+        first = tree_leaf_ptr[t]
+        n_leaves = tree_leaf_ptr[t + 1] - first
+        for s in prange(n_leaves):
+            node = leaf_ids[first + s]
+            for a in range(node_hi[node] - node_lo[node]):
+                q = perm[t, node_lo[node] + a]
+                leaf_of[q] = first + s
+                leaf_pos[q] = a
+        for s in prange(n_leaves):
+            node = leaf_ids[first + s]
+            members = perm[t, node_lo[node]:node_hi[node]]
+            n = members.shape[0]
+            if n < 2:
+                continue
+            gram, norms = _centred_leaf_gram(X, members)
+            keys = np.empty(n, dtype=X.dtype)
+            zero = X[0, 0] - X[0, 0]
+            sel_d = np.empty(width, dtype=heap_d.dtype)
+            sel_i = np.empty(width, dtype=np.int64)
+            for a in range(n):
+                p = np.int64(members[a])
+                na = norms[a]
+                for b in range(n):
+                    keys[b] = max(zero, na + norms[b] - (gram[a, b] + gram[a, b]))
+                keys[a] = np.inf
+                if heap_i[p, 0] == INDEX_SENTINEL:
+                    _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, sel_d, sel_i)
+                    continue
+                for e in range(width):
+                    j = heap_i[p, e]
+                    if j != INDEX_SENTINEL and leaf_of[j] == first + s:
+                        keys[leaf_pos[j]] = np.inf
+                bound = heap_d[p, 0]
+                for b in range(n):
+                    if keys[b] <= bound:
+                        flagged_push(heap_d[p], heap_i[p], heap_f[p], keys[b],
+                                     np.int64(members[b]))
+                        bound = heap_d[p, 0]
 
 
 @njit(cache=True, parallel=True)
@@ -353,6 +458,41 @@ def apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d, bu
                     entered += flagged_push(heap_d[t], heap_i[t], heap_f[t], buf_d[e],
                                             np.int64(buf_s[e]))
         counts[r] = entered
+
+
+@njit(cache=True, parallel=True)
+def merge_rows(src_d, src_i, heap_d, heap_i, heap_f):
+    """Offer every entry of the heap rows (src_d, src_i) to the same rows of the flagged heaps.
+
+    Entries that enter are flagged new. O(m k (log w + w)).
+    """
+    for p in prange(src_i.shape[0]):
+        for t in range(src_i.shape[1]):
+            j = src_i[p, t]
+            if j != INDEX_SENTINEL and src_d[p, t] <= heap_d[p, 0]:
+                flagged_push(heap_d[p], heap_i[p], heap_f[p], src_d[p, t], j)
+
+
+@njit(cache=True, parallel=True)
+def sample_hits(X, metric, rows, heap_i, k):
+    """Exact k nearest neighbours of the sampled rows (each excluding itself) found in the heaps.
+
+    Brute force on selection keys: row ``rows[s]`` is compared with every point and its k
+    best (by key, then index) are counted in ``heap_i[rows[s]]``. Returns one count per
+    sampled row. O(len(rows) m d).
+    """
+    m = X.shape[0]
+    hits = np.zeros(rows.shape[0], dtype=np.int64)
+    for s in prange(rows.shape[0]):
+        r = rows[s]
+        best_d = np.full(k, np.inf, dtype=np.float64)
+        best_i = np.full(k, INDEX_SENTINEL, dtype=np.int64)
+        for j in range(m):
+            if j != r:
+                heap_push(best_d, best_i, np.float64(key_distance(X[r], X[j], metric)), j)
+        for t in range(k):
+            hits[s] += _contains(heap_i[r], best_i[t])
+    return hits
 
 
 @njit(cache=True)

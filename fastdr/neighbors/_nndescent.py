@@ -1,12 +1,14 @@
 """Approximate k-NN graphs by NN-descent, deterministic for any thread count.
 
-Pipeline: a forest of random-projection trees gives each point its leaf mates; the
-intrinsic dimension estimated on that graph sets the heap width of the build (wider than k
-on hard data, where neighbours of neighbours reach the true neighbours less often); NN-descent
-rounds then join neighbours of neighbours (new/old candidate sampling, ``max_candidates``,
-early stop when a round changes fewer than ``delta * width * m`` heap entries); the k nearest
-kept neighbours get exact distances. :func:`nndescent_query` answers new points by a graph search
-seeded from the same trees.
+Pipeline: a forest of random-projection trees gives each point its nearest leaf mates (for
+squared-Euclidean keys one GEMM per leaf, so leaves are large); NN-descent rounds then join
+neighbours of neighbours (new/old candidate sampling, ``max_candidates``, early stop when a
+round changes fewer than ``delta * width * m`` heap entries). With ``build_neighbors=None``
+the build runs k wide, estimates its recall on sampled points against their exact
+neighbours, and continues with wider heaps while it misses the goal (hard data, of high
+intrinsic dimension, where neighbours of neighbours reach the true neighbours less often).
+The k nearest kept neighbours get exact distances. :func:`nndescent_query` answers new points
+by a graph search seeded from the same trees.
 
 The same data and integer ``random_state`` give bit-identical graphs for every ``n_jobs``.
 """
@@ -23,10 +25,11 @@ from .._parallel import effective_n_jobs, parallel_section
 from .._progress import RoundLog
 from .._validation import check_array, check_option, check_scalar
 from ._nndescent_defaults import (  # noqa: F401  (default_parameters: public here too)
+    RECALL_GOAL,
     _seed_from,
-    adaptive_build_neighbors,
     default_parameters,
-    intrinsic_dimension,
+    recall_sample,
+    widened_neighbors,
 )
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "manhattan")
@@ -49,7 +52,7 @@ class NNDescentIndex:
     n_features_in_ : int
     n_samples_fit_ : int
     n_iters_ : int
-        Rounds run before the early stop.
+        Rounds run (each build width stops early on its own).
     """
 
     def __init__(self, X, metric, key_data, exact_data, exact_norms, forest, graph_d, graph_i,
@@ -184,7 +187,7 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
         )
     if m >= 2**31 - 1:
         raise ValueError(f"X has {m} rows; NN-descent supports fewer than 2**31 - 1 rows.")
-    defaults = default_parameters(m, n_neighbors)
+    defaults = default_parameters(m, n_neighbors, metric)
     n_trees = defaults["n_trees"] if n_trees is None else check_scalar(
         n_trees, "n_trees", "int", min_value=1)
     n_iters = defaults["n_iters"] if n_iters is None else check_scalar(
@@ -199,32 +202,40 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
         check_scalar(build_neighbors, "build_neighbors", "int", min_value=n_neighbors,
                      max_value=m - 1)
     seed = _seed_from(random_state)
-    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=n_trees + 2)
+    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=n_trees + 5)
     key_data, key_code, exact_data, exact_code, norms = _prepare_data(X, metric)
     k = n_neighbors
     with parallel_section(n_jobs) as threads:
         forest = _build_forest(key_data, n_trees, leaf_size, seeds[:n_trees], threads)
         order, key_data = _renumber(forest, key_data)
-        start = k if build_neighbors is None else build_neighbors
-        heap_d, heap_i, heap_f = _init_heaps(key_data, key_code, forest, start, seeds[n_trees])
-        if build_neighbors is None:
-            # the leaf-mate graph already tells easy (low intrinsic dimension) data from hard
-            build_neighbors = adaptive_build_neighbors(
-                intrinsic_dimension(heap_d, key_code), k, m)
-        wide = build_neighbors
-        if wide > start:
-            # hard data: neighbours of neighbours reach the true neighbours only through
-            # wider heaps; the leaf mates are offered again to the wider heaps
-            heap_d, heap_i, heap_f = _init_heaps(key_data, key_code, forest, wide,
-                                                 seeds[n_trees])
-        c = defaults["max_candidates"] if c_given is None else c_given
-        if wide > k and c_given is None:
-            c = max(c, min(60, -(-3 * wide // 4)))
+        adaptive = build_neighbors is None
+        wide = k if adaptive else build_neighbors
+        heap_d, heap_i, heap_f = _init_heaps(key_data, key_code, forest, wide, seeds[n_trees])
+        c = _candidates(defaults, c_given, wide, k)
         if verbose:
             print(f"NN-descent: {n_trees} trees (leaf size {leaf_size}) initialised "
                   f"{m} x {wide} heaps; {c} candidates", flush=True)
         rounds = _descent_rounds(key_data, key_code, heap_d, heap_i, heap_f, c, n_iters,
                                  delta, int(seeds[n_trees + 1]), threads, verbose)
+        rows = recall_sample(m, int(seeds[n_trees + 2]))
+        for stage in range(2 if adaptive else 0):
+            # hard data (high intrinsic dimension): neighbours of neighbours reach the true
+            # neighbours only through wider heaps, seeded by the leaf mates and the graph so far
+            estimate = _sample_recall(key_data, key_code, rows, heap_i, k, threads)
+            wider = widened_neighbors(k, m, estimate)
+            if verbose:
+                print(f"NN-descent: recall {estimate:.3f} at width {wide}, estimated on "
+                      f"{rows.shape[0]} sampled points (goal {RECALL_GOAL})", flush=True)
+            if estimate >= RECALL_GOAL or wider <= wide:
+                break
+            wide = wider
+            heap_d, heap_i, heap_f = _widen(key_data, key_code, forest, wide, seeds[n_trees],
+                                            heap_d, heap_i)
+            c = _candidates(defaults, c_given, wide, k)
+            if verbose:
+                print(f"NN-descent: continued {m} x {wide} heaps; {c} candidates", flush=True)
+            rounds += _descent_rounds(key_data, key_code, heap_d, heap_i, heap_f, c, n_iters,
+                                      delta, int(seeds[n_trees + 3 + stage]), threads, verbose)
         del heap_d, heap_f
         # exact distances in internal numbering (near rows sit close in memory), then back
         # (key and exact data are the same rows except for cosine, whose keys are normalised)
@@ -246,15 +257,52 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
                           rounds, order)
 
 
+def _sample_recall(key_data, key_code, rows, heap_i, k, threads):
+    """Share of the sampled rows' exact k nearest neighbours (by key) held in their heaps."""
+    if key_code == kernels.KEY_SQEUCLIDEAN:
+        from ._search import knn_brute
+
+        _, found = knn_brute(key_data, key_data[rows], k + 1, self_query=False,
+                             n_jobs=threads)
+        own = found == rows[:, None]
+        own[~own.any(axis=1), -1] = True  # a duplicate ranked before the row itself
+        own &= np.cumsum(own, axis=1) == 1
+        found = found[~own].reshape(rows.shape[0], k)
+        hits = (found[:, :, None] == heap_i[rows][:, None, :]).any(axis=2).sum()
+    else:
+        hits = kernels.sample_hits(key_data, key_code, rows, heap_i, k).sum()
+    return float(hits) / (rows.shape[0] * k)
+
+
+def _candidates(defaults, given, width, k):
+    """Candidates sampled per point and round: the given count, else the default, widened."""
+    if given is not None:
+        return given
+    c = defaults["max_candidates"]
+    return max(c, min(60, -(-3 * width // 4))) if width > k else c
+
+
+def _widen(key_data, key_code, forest, width, seed, heap_d, heap_i):
+    """Heaps ``width`` wide, from the leaf mates and the entries of the narrower heaps."""
+    wide_d, wide_i, wide_f = _init_heaps(key_data, key_code, forest, width, seed)
+    kernels.merge_rows(heap_d, heap_i, wide_d, wide_i, wide_f)
+    return wide_d, wide_i, wide_f
+
+
 def _init_heaps(key_data, key_code, forest, width, seed):
     """Heaps of ``width`` entries per point, holding the nearest leaf mates (then random)."""
     m = key_data.shape[0]
     heap_d = np.full((m, width), np.inf, dtype=key_data.dtype)
     heap_i = np.full((m, width), INDEX_SENTINEL, dtype=np.int64)
     heap_f = np.zeros((m, width), dtype=np.uint8)
-    kernels.init_from_leaves(key_data, key_code, forest["perm"], forest["tree_leaf_ptr"],
-                             forest["leaf_ids"], forest["lo"], forest["hi"], heap_d, heap_i,
-                             heap_f)
+    if key_code == kernels.KEY_SQEUCLIDEAN:
+        kernels.init_from_leaves_gram(key_data, forest["perm"], forest["tree_leaf_ptr"],
+                                      forest["leaf_ids"], forest["lo"], forest["hi"], heap_d,
+                                      heap_i, heap_f)
+    else:
+        kernels.init_from_leaves(key_data, key_code, forest["perm"], forest["tree_leaf_ptr"],
+                                 forest["leaf_ids"], forest["lo"], forest["hi"], heap_d, heap_i,
+                                 heap_f)
     kernels.fill_random(key_data, key_code, np.uint64(seed), heap_d, heap_i, heap_f)
     return heap_d, heap_i, heap_f
 
@@ -343,7 +391,9 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     metric : {"euclidean", "sqeuclidean", "cosine", "manhattan"}, default="euclidean"
         Cosine works on the normalised rows and reports ``1 - cos``.
     n_trees : int or None
-        Random-projection trees for the initial graph; None: ``max(3, min(12, round(2 log10 m)))``.
+        Random-projection trees for the initial graph; None: ``max(4, min(32, round(0.9
+        m^(1/4))))`` (16 at m=100,000), or ``max(3, min(12, round(2 log10 m)))`` for
+        manhattan (:func:`default_parameters`).
     n_iters : int or None
         Maximum NN-descent rounds; None: ``max(5, round(log2(m)))``.
     max_candidates : int or None
@@ -352,21 +402,26 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     delta : float, default=0.001
         Stop when a round changes at most ``delta * n_neighbors * m`` heap entries.
     leaf_size : int or None
-        Largest tree leaf; None: ``max(60, min(256, 5 n_neighbors))``.
+        Largest tree leaf; None: ``min(1024, max(384, 6 n_neighbors))``, or
+        ``max(60, min(256, 5 n_neighbors))`` for manhattan (whose leaves are joined pair by
+        pair, not by GEMM).
     build_neighbors : int or None
         Neighbours kept per point while the graph is built (``n_neighbors`` to ``m - 1``);
-        the nearest ``n_neighbors`` are returned. None: ``n_neighbors`` on data of low
-        intrinsic dimension, wider on hard data, from the dimension estimated on the
-        tree-initialised graph (:func:`adaptive_build_neighbors`). With wider heaps and
-        ``max_candidates`` None, ``max(default, min(60, ceil(3 build_neighbors / 4)))``
-        candidates are sampled.
+        the nearest ``n_neighbors`` are returned. None: ``n_neighbors`` first; then the
+        recall is estimated on 512 sampled points (all when m <= 512) against their exact
+        neighbours, and while it is below 0.95 the build continues up to twice with wider
+        heaps (:func:`widened_neighbors`: 2 or 3 times ``max(n_neighbors, 15)``), seeded
+        by the leaf mates and the graph so far. With wider heaps and ``max_candidates``
+        None, ``max(default, min(60, ceil(3 build_neighbors / 4)))`` candidates are
+        sampled.
     random_state : int, numpy Generator/RandomState or None
         The same int gives the same graph for any ``n_jobs``.
     n_jobs : int or None
         Threads for this call; None means all cores.
     verbose : int, default=0
         1 draws a tqdm bar over the rounds with each round's number of heap updates (one
-        line per round instead when tqdm is not installed); 2 always prints the lines.
+        line per round instead when tqdm is not installed), and prints each recall estimate;
+        2 always prints the lines.
     return_index : bool, default=False
         Also return the :class:`NNDescentIndex` (for :func:`nndescent_query`).
 
@@ -380,15 +435,16 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
 
     Notes
     -----
-    Time is about O(rounds m c^2 d) with c the candidates sampled; memory
-    O(m (build_neighbors + 4 c)) plus the trees (O(n_trees m)) and one reordered copy of X.
-    Recall against the exact neighbours at the defaults (m=20,000, d=50): 0.999 on
-    clusters of intrinsic dimension 10; 0.97 (k=15) and 0.98 (k=10) on the full 50-d unit
-    cube; 1.00 on 20 separated isotropic Gaussian clusters (0.99 at m=100,000). On such
-    full-dimensional data the heaps are widened, at about five times the cost.
+    Time is about O(m n_trees leaf_size d) for the leaves plus O(rounds m c^2 d) for the
+    rounds, with c the candidates sampled; memory O(m (build_neighbors + 4 c)) plus the
+    trees (O(n_trees m)) and one reordered copy of X.
+    Recall against the exact neighbours at the defaults (m=20,000, d=50, float32, k=10 and
+    15): 1.000 on clusters of intrinsic dimension 10; 0.997-0.998 on a uniform 10-d subspace
+    and on 20 isotropic Gaussian clusters (0.956 at m=100,000, k=15, about 1.6 s on 2
+    cores); 0.98-0.99 on the full 50-d unit cube, which is widened to 45 (about 1.1 s,
+    against 0.15-0.25 s for the others).
     For recall about 0.99 or more on hard data pass ``build_neighbors=60,
-    max_candidates=45`` (0.996 on the 50-d cube at k=15, m=20,000, about twice the
-    default's work).
+    max_candidates=45`` (0.996 on the 50-d cube at k=15, m=20,000, about 1.3 s).
 
     Examples
     --------
