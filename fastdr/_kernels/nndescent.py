@@ -25,6 +25,7 @@ EXACT_SQEUCLIDEAN = 0
 EXACT_MANHATTAN = 1
 EXACT_COSINE = 2
 PRIORITY_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+CAND_EMPTY = np.int32(2**31 - 1)  # empty slot of the int32 candidate lists (ids < 2**31 - 1)
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
@@ -82,33 +83,43 @@ def _contains(idx, j):
     return found
 
 
-@njit(cache=True)
-def flagged_push(dist, idx, flag, d, j):
-    """Offer (d, j) to a flagged heap row unless j is already there; returns 1 if it entered.
+@njit(cache=True, inline="always")
+def _row_contains(idx, p, j):
+    found = False
+    for t in range(idx.shape[1]):  # no early exit: the compare-and-or loop vectorises
+        found |= idx[p, t] == j
+    return found
 
-    The new entry gets flag 1. O(k).
+
+@njit(cache=True, inline="always")
+def flagged_push(dist, idx, flag, p, d, j):
+    """Offer (d, j) to row p of the flagged heaps unless j is already there; 1 if it entered.
+
+    The new entry gets flag 1. Inlined, and on the 2-D arrays rather than row views: about
+    37 ns an offer against 69 ns for a called function on three views (measured). O(k).
     """
-    if not worse(dist[0], idx[0], d, j):
+    if not worse(dist[p, 0], idx[p, 0], d, j):
         return 0
-    if _contains(idx, j):
+    if _row_contains(idx, p, j):
         return 0
-    size = dist.shape[0]
+    size = dist.shape[1]
     pos = 0
     while True:
         child = 2 * pos + 1
         if child >= size:
             break
-        if child + 1 < size and worse(dist[child + 1], idx[child + 1], dist[child], idx[child]):
+        if child + 1 < size and worse(dist[p, child + 1], idx[p, child + 1], dist[p, child],
+                                      idx[p, child]):
             child += 1
-        if not worse(dist[child], idx[child], d, j):
+        if not worse(dist[p, child], idx[p, child], d, j):
             break
-        dist[pos] = dist[child]
-        idx[pos] = idx[child]
-        flag[pos] = flag[child]
+        dist[p, pos] = dist[p, child]
+        idx[p, pos] = idx[p, child]
+        flag[p, pos] = flag[p, child]
         pos = child
-    dist[pos] = d
-    idx[pos] = j
-    flag[pos] = 1
+    dist[p, pos] = d
+    idx[p, pos] = j
+    flag[p, pos] = 1
     return 1
 
 
@@ -140,9 +151,9 @@ def init_from_leaves(X, metric, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
                     else:
                         dist = sq_distance(block[a - lo], block[b - lo])
                     if dist <= heap_d[p, 0]:
-                        flagged_push(heap_d[p], heap_i[p], heap_f[p], dist, q)
+                        flagged_push(heap_d, heap_i, heap_f, p, dist, q)
                     if dist <= heap_d[q, 0]:
-                        flagged_push(heap_d[q], heap_i[q], heap_f[q], dist, p)
+                        flagged_push(heap_d, heap_i, heap_f, q, dist, p)
 
 
 @njit(cache=True)
@@ -189,7 +200,65 @@ def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, sel_d, sel_i):
             sift_down(sel_d, sel_i, width, keys[b], np.int64(members[b]))
     for e in range(width):
         if sel_i[e] != INDEX_SENTINEL:
-            flagged_push(heap_d[p], heap_i[p], heap_f[p], sel_d[e], sel_i[e])
+            flagged_push(heap_d, heap_i, heap_f, p, sel_d[e], sel_i[e])
+
+
+@njit(cache=True)
+def _offer_improving(heap_d, heap_i, heap_f, p, keys, members):
+    """Push the keys of a row at or below the heap's worst. O(n + pushes w).
+
+    Keys of points already in the heap must be masked (inf). Hits are rare, so the row is
+    tested 16 keys at a time by a branch-free OR (it vectorises; 0.5 ns a key against 3 ns
+    for a plain compare-and-branch loop, measured), and only a block with a hit is walked.
+    """
+    n = keys.shape[0]
+    bound = heap_d[p, 0]
+    full = n - n % 16
+    for b0 in range(0, full, 16):
+        hit = False
+        for b in range(b0, b0 + 16):
+            hit |= keys[b] <= bound
+        if not hit:
+            continue
+        for b in range(b0, b0 + 16):
+            if keys[b] <= bound:
+                flagged_push(heap_d, heap_i, heap_f, p, keys[b], np.int64(members[b]))
+                bound = heap_d[p, 0]
+    for b in range(full, n):
+        if keys[b] <= bound:
+            flagged_push(heap_d, heap_i, heap_f, p, keys[b], np.int64(members[b]))
+            bound = heap_d[p, 0]
+
+
+@njit(cache=True)
+def _join_leaf(X, members, leaf, leaf_of, leaf_pos, heap_d, heap_i, heap_f):
+    """Offer every member of one leaf its leaf mates' keys (see :func:`init_from_leaves_gram`).
+
+    O(n^2 d) for the leaf's GEMM, O(n^2 + pushes width) for the offers.
+    """
+    n = members.shape[0]
+    if n < 2:
+        return
+    width = heap_d.shape[1]
+    gram, norms = _centred_leaf_gram(X, members)
+    keys = np.empty(n, dtype=X.dtype)
+    zero = X[0, 0] - X[0, 0]
+    sel_d = np.empty(width, dtype=heap_d.dtype)
+    sel_i = np.empty(width, dtype=np.int64)
+    for a in range(n):
+        p = np.int64(members[a])
+        na = norms[a]
+        for b in range(n):
+            keys[b] = max(zero, na + norms[b] - (gram[a, b] + gram[a, b]))
+        keys[a] = np.inf
+        if heap_i[p, 0] == INDEX_SENTINEL:
+            _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, sel_d, sel_i)
+            continue
+        for e in range(width):
+            j = heap_i[p, e]
+            if j != INDEX_SENTINEL and leaf_of[j] == leaf:
+                keys[leaf_pos[j]] = np.inf
+        _offer_improving(heap_d, heap_i, heap_f, p, keys, members)
 
 
 @njit(cache=True, parallel=True)
@@ -206,7 +275,6 @@ def init_from_leaves_gram(X, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
     keys that improve it, and the scan rarely branches.
     """
     m = X.shape[0]
-    width = heap_d.shape[1]
     leaf_of = np.full(m, -1, dtype=np.int64)
     leaf_pos = np.zeros(m, dtype=np.int32)
     for t in range(perm.shape[0]):
@@ -220,34 +288,8 @@ def init_from_leaves_gram(X, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
                 leaf_pos[q] = a
         for s in prange(n_leaves):
             node = leaf_ids[first + s]
-            members = perm[t, node_lo[node]:node_hi[node]]
-            n = members.shape[0]
-            if n < 2:
-                continue
-            gram, norms = _centred_leaf_gram(X, members)
-            keys = np.empty(n, dtype=X.dtype)
-            zero = X[0, 0] - X[0, 0]
-            sel_d = np.empty(width, dtype=heap_d.dtype)
-            sel_i = np.empty(width, dtype=np.int64)
-            for a in range(n):
-                p = np.int64(members[a])
-                na = norms[a]
-                for b in range(n):
-                    keys[b] = max(zero, na + norms[b] - (gram[a, b] + gram[a, b]))
-                keys[a] = np.inf
-                if heap_i[p, 0] == INDEX_SENTINEL:
-                    _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, sel_d, sel_i)
-                    continue
-                for e in range(width):
-                    j = heap_i[p, e]
-                    if j != INDEX_SENTINEL and leaf_of[j] == first + s:
-                        keys[leaf_pos[j]] = np.inf
-                bound = heap_d[p, 0]
-                for b in range(n):
-                    if keys[b] <= bound:
-                        flagged_push(heap_d[p], heap_i[p], heap_f[p], keys[b],
-                                     np.int64(members[b]))
-                        bound = heap_d[p, 0]
+            _join_leaf(X, perm[t, node_lo[node]:node_hi[node]], first + s, leaf_of, leaf_pos,
+                       heap_d, heap_i, heap_f)
 
 
 @njit(cache=True, parallel=True)
@@ -263,11 +305,11 @@ def fill_random(X, metric, seed, heap_d, heap_i, heap_f):
             j = np.int64(hash3(seed, i, tries) % np.uint64(m))
             tries += 1
             if j != i and not _contains(heap_i[i], j):
-                flagged_push(heap_d[i], heap_i[i], heap_f[i], key_distance(X[i], X[j], metric), j)
+                flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
         j = 0
         while heap_i[i, 0] == INDEX_SENTINEL:
             if j != i and not _contains(heap_i[i], j):
-                flagged_push(heap_d[i], heap_i[i], heap_f[i], key_distance(X[i], X[j], metric), j)
+                flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
             j += 1
 
 
@@ -305,54 +347,61 @@ def _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k):
     """Edge t of point i: forward edges first, then reverse ones; returns (j, is_new)."""
     if t < k:
         return heap_i[i, t], heap_f[i, t]
-    return rev_idx[rev_ptr[i] + t - k], rev_flag[rev_ptr[i] + t - k]
+    return np.int64(rev_idx[rev_ptr[i] + t - k]), rev_flag[rev_ptr[i] + t - k]
 
 
 @njit(cache=True, parallel=True)
-def sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed,
-                      new_i, new_p, old_i, old_p):
+def sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed, new_i, old_i):
     """Per point, sample up to c new and c old candidates from its forward and reverse edges.
 
     A list with at most c edges takes them all; a longer one keeps the c smallest
     priorities, a hash of (seed, min, max) of the pair, so the sample does not depend on the
-    order in which edges are seen. O(m (k + reverse degree) c).
+    order in which edges are seen. The candidate lists are int32 (empty slots
+    :data:`CAND_EMPTY`); the priorities live in per-block scratch, not in (m, c) arrays.
+    O(m (k + reverse degree) c).
     """
     m, k = heap_i.shape
     c = new_i.shape[1]
-    for i in prange(m):
-        new_i[i, :] = INDEX_SENTINEL
-        old_i[i, :] = INDEX_SENTINEL
-        n_edges = k + rev_ptr[i + 1] - rev_ptr[i]
-        n_new = 0
-        for t in range(n_edges):
-            j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
-            if j != INDEX_SENTINEL and is_new:
-                n_new += 1
-        n_old = n_edges - n_new  # an upper bound (sentinels count here): only picks the path
-        sample_new = n_new > c
-        sample_old = n_old > c
-        if sample_new:
-            new_p[i, :] = PRIORITY_EMPTY
-        if sample_old:
-            old_p[i, :] = PRIORITY_EMPTY
-        f_new = 0
-        f_old = 0
-        for t in range(n_edges):
-            j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
-            if j == INDEX_SENTINEL:
-                continue
-            if is_new:
-                if sample_new:
-                    _offer(new_p[i], new_i[i], hash3(seed, min(i, j), max(i, j)), j)
-                elif not _contains(new_i[i, :f_new], j):
-                    new_i[i, f_new] = j
-                    f_new += 1
-            else:
-                if sample_old:
-                    _offer(old_p[i], old_i[i], hash3(seed, min(i, j), max(i, j)), j)
-                elif not _contains(old_i[i, :f_old], j):
-                    old_i[i, f_old] = j
-                    f_old += 1
+    block = 256
+    for blk in prange((m + block - 1) // block):
+        new_p = np.empty(c, dtype=np.uint64)
+        old_p = np.empty(c, dtype=np.uint64)
+        for i in range(blk * block, min(m, (blk + 1) * block)):
+            new_i[i, :] = CAND_EMPTY
+            old_i[i, :] = CAND_EMPTY
+            n_edges = k + rev_ptr[i + 1] - rev_ptr[i]
+            n_new = 0
+            for t in range(n_edges):
+                j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
+                if j != INDEX_SENTINEL and is_new:
+                    n_new += 1
+            if n_new == 0:
+                continue  # no local join without a new candidate: old ones are not needed
+            n_old = n_edges - n_new  # an upper bound (sentinels count): only picks the path
+            sample_new = n_new > c
+            sample_old = n_old > c
+            if sample_new:
+                new_p[:] = PRIORITY_EMPTY
+            if sample_old:
+                old_p[:] = PRIORITY_EMPTY
+            f_new = 0
+            f_old = 0
+            for t in range(n_edges):
+                j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
+                if j == INDEX_SENTINEL:
+                    continue
+                if is_new:
+                    if sample_new:
+                        _offer(new_p, new_i[i], hash3(seed, min(i, j), max(i, j)), j)
+                    elif not _contains(new_i[i, :f_new], j):
+                        new_i[i, f_new] = j
+                        f_new += 1
+                else:
+                    if sample_old:
+                        _offer(old_p, old_i[i], hash3(seed, min(i, j), max(i, j)), j)
+                    elif not _contains(old_i[i, :f_old], j):
+                        old_i[i, f_old] = j
+                        f_old += 1
 
 
 @njit(cache=True, parallel=True)
@@ -399,16 +448,18 @@ def local_join(X, metric, heap_d, new_i, old_i, start, stop, chunk, cap,
         ids = np.empty(n_new + n_old, dtype=np.int64)
         bnd = np.empty(n_new + n_old, dtype=heap_d.dtype)
         for i in range(lo, hi):
+            n_fresh = _count_fresh(new_i[i])
+            if n_fresh == 0:
+                continue  # nothing new to join: skip gathering the old candidates
             n = 0
             for a in range(n_new + n_old):
                 p = new_i[i, a] if a < n_new else old_i[i, a - n_new]
-                if p == INDEX_SENTINEL:
+                if p == CAND_EMPTY:
                     continue
                 ids[n] = p
                 bnd[n] = heap_d[p, 0]
                 block[n] = X[p]
                 n += 1
-            n_fresh = _count_fresh(new_i[i])
             for a in range(n_fresh):
                 p = ids[a]
                 for b in range(a + 1, n):
@@ -432,7 +483,7 @@ def local_join(X, metric, heap_d, new_i, old_i, start, stop, chunk, cap,
 def _count_fresh(row):
     n = 0
     for t in range(row.shape[0]):
-        if row[t] != INDEX_SENTINEL:
+        if row[t] != CAND_EMPTY:
             n += 1
     return n
 
@@ -455,7 +506,7 @@ def apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d, bu
             for e in range(base, base + buf_n[c]):
                 t = buf_t[e]
                 if t >= lo and t < hi and buf_d[e] <= heap_d[t, 0]:
-                    entered += flagged_push(heap_d[t], heap_i[t], heap_f[t], buf_d[e],
+                    entered += flagged_push(heap_d, heap_i, heap_f, t, buf_d[e],
                                             np.int64(buf_s[e]))
         counts[r] = entered
 
@@ -470,7 +521,7 @@ def merge_rows(src_d, src_i, heap_d, heap_i, heap_f):
         for t in range(src_i.shape[1]):
             j = src_i[p, t]
             if j != INDEX_SENTINEL and src_d[p, t] <= heap_d[p, 0]:
-                flagged_push(heap_d[p], heap_i[p], heap_f[p], src_d[p, t], j)
+                flagged_push(heap_d, heap_i, heap_f, p, src_d[p, t], j)
 
 
 @njit(cache=True, parallel=True)

@@ -339,7 +339,7 @@ def _descent_rounds(X, key_code, heap_d, heap_i, heap_f, c, n_iters, delta, seed
     buf_n = np.zeros(chunks_per_block, dtype=np.int64)
     counts = np.zeros(threads, dtype=np.int64)
     rev_ptr = np.zeros(m + 1, dtype=np.int64)
-    rev_idx = np.empty(m * k, dtype=np.int64)
+    rev_idx = np.empty(m * k, dtype=np.int32)  # ids < 2**31 - 1 (checked at the start)
     rev_flag = np.empty(m * k, dtype=np.uint8)
     new_i = np.empty((m, c), dtype=np.int64)
     new_p = np.empty((m, c), dtype=np.uint64)
@@ -354,7 +354,7 @@ def _descent_rounds(X, key_code, heap_d, heap_i, heap_f, c, n_iters, delta, seed
             round_seed = np.uint64(rp_trees.hash3(np.uint64(seed), r, 0))
             kernels.reverse_edges(heap_i, heap_f, rev_ptr, rev_idx, rev_flag)
             kernels.sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, round_seed,
-                                      new_i, new_p, old_i, old_p)
+                                      new_i, old_i)
             kernels.retire_sampled(heap_i, heap_f, new_i)
             updates = 0
             for start in range(0, m, block):
