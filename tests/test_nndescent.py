@@ -268,7 +268,8 @@ def test_verbose_1_draws_a_tqdm_bar_over_rounds_with_update_counts(capsys, monke
     monkeypatch.setitem(sys.modules, "tqdm", fake)
     _RecordingBar.made.clear()
     X = blobs(1000, 10, seed=6)
-    index = nndescent_index(X, 5, n_iters=4, delta=0.0, random_state=0, verbose=1)
+    index = nndescent_index(X, 5, n_iters=4, delta=0.0, n_trees=1, leaf_size=20,
+                            build_neighbors=5, random_state=0, verbose=1)
     (bar,) = _RecordingBar.made
     assert (bar.total, bar.desc, bar.unit) == (4, "NN-descent", "round")
     assert bar.updates == index.n_iters_ == len(bar.postfixes) and bar.closed
@@ -279,14 +280,15 @@ def test_verbose_1_draws_a_tqdm_bar_over_rounds_with_update_counts(capsys, monke
 
 def test_defaults_documented():
     p = default_parameters(100000, 15)
-    assert p == {"n_trees": 16, "n_iters": 17, "max_candidates": 15, "leaf_size": 384}
+    assert p == {"n_trees": 8, "n_iters": 17, "max_candidates": 15, "leaf_size": 1024}
     assert default_parameters(100000, 15, "cosine") == p
     assert default_parameters(100000, 15, "manhattan") == {
         "n_trees": 10, "n_iters": 17, "max_candidates": 15, "leaf_size": 75}
     assert default_parameters(20000, 5)["max_candidates"] == 15
-    assert default_parameters(20000, 100)["leaf_size"] == 600
-    assert default_parameters(10**6, 15)["n_trees"] == 28
-    assert default_parameters(50, 15)["n_trees"] == 4
+    assert default_parameters(20000, 200)["leaf_size"] == 1200
+    assert default_parameters(20000, 500)["leaf_size"] == 2048
+    assert default_parameters(10**6, 15)["n_trees"] == 14
+    assert default_parameters(50, 15)["n_trees"] == 3
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [

@@ -341,10 +341,8 @@ def _descent_rounds(X, key_code, heap_d, heap_i, heap_f, c, n_iters, delta, seed
     rev_ptr = np.zeros(m + 1, dtype=np.int64)
     rev_idx = np.empty(m * k, dtype=np.int32)  # ids < 2**31 - 1 (checked at the start)
     rev_flag = np.empty(m * k, dtype=np.uint8)
-    new_i = np.empty((m, c), dtype=np.int64)
-    new_p = np.empty((m, c), dtype=np.uint64)
-    old_i = np.empty((m, c), dtype=np.int64)
-    old_p = np.empty((m, c), dtype=np.uint64)
+    new_i = np.empty((m, c), dtype=np.int32)
+    old_i = np.empty((m, c), dtype=np.int32)
     block = chunks_per_block * _CHUNK
     stop_below = delta * k * m
     log = RoundLog("NN-descent", n_iters, verbose)
@@ -391,8 +389,8 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     metric : {"euclidean", "sqeuclidean", "cosine", "manhattan"}, default="euclidean"
         Cosine works on the normalised rows and reports ``1 - cos``.
     n_trees : int or None
-        Random-projection trees for the initial graph; None: ``max(4, min(32, round(0.9
-        m^(1/4))))`` (16 at m=100,000), or ``max(3, min(12, round(2 log10 m)))`` for
+        Random-projection trees for the initial graph; None: ``max(3, min(32, round(0.45
+        m^(1/4))))`` (8 at m=100,000), or ``max(3, min(12, round(2 log10 m)))`` for
         manhattan (:func:`default_parameters`).
     n_iters : int or None
         Maximum NN-descent rounds; None: ``max(5, round(log2(m)))``.
@@ -402,7 +400,7 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     delta : float, default=0.001
         Stop when a round changes at most ``delta * n_neighbors * m`` heap entries.
     leaf_size : int or None
-        Largest tree leaf; None: ``min(1024, max(384, 6 n_neighbors))``, or
+        Largest tree leaf; None: ``min(2048, max(1024, 6 n_neighbors))``, or
         ``max(60, min(256, 5 n_neighbors))`` for manhattan (whose leaves are joined pair by
         pair, not by GEMM).
     build_neighbors : int or None

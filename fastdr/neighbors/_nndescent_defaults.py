@@ -28,8 +28,8 @@ def default_parameters(m, n_neighbors, metric="euclidean"):
     -------
     dict
         For the metrics with squared-Euclidean keys (euclidean, sqeuclidean, cosine), whose
-        leaves are joined by one GEMM each: ``n_trees = max(4, min(32, round(0.9 m^(1/4))))``
-        and ``leaf_size = min(1024, max(384, 6 n_neighbors))``. For manhattan, joined pair by
+        leaves are joined by one GEMM each: ``n_trees = max(3, min(32, round(0.45 m^(1/4))))``
+        and ``leaf_size = min(2048, max(1024, 6 n_neighbors))``. For manhattan, joined pair by
         pair: ``n_trees = max(3, min(12, round(2 log10 m)))`` and
         ``leaf_size = max(60, min(256, 5 n_neighbors))``. Both: ``n_iters =
         max(5, round(log2 m))``, ``max_candidates = min(60, max(15, n_neighbors))``. A build
@@ -37,8 +37,8 @@ def default_parameters(m, n_neighbors, metric="euclidean"):
         ``max(max_candidates, min(60, ceil(3 build_neighbors / 4)))`` candidates.
     """
     if metric in GRAM_METRICS:
-        n_trees = max(4, min(32, round(0.9 * max(m, 1) ** 0.25)))
-        leaf_size = min(1024, max(384, 6 * n_neighbors))
+        n_trees = max(3, min(32, round(0.45 * max(m, 1) ** 0.25)))
+        leaf_size = min(2048, max(1024, 6 * n_neighbors))
     else:
         n_trees = max(3, min(12, round(2 * math.log10(max(m, 2)))))
         leaf_size = max(60, min(256, 5 * n_neighbors))
