@@ -15,6 +15,7 @@ from fastdr._kernels import (
     lle,
     nca,
     nndescent,
+    nndescent_leaves,
     nndescent_search,
     rp_trees,
 )
@@ -29,8 +30,8 @@ def _signatures():
                kernel_matrix.rbf_direct, kernel_matrix.rbf_from_gram_inplace,
                nca.nca_objective_gradient]
     kernels += [lle.barycenter_weights, lle.m_row_counts, lle.m_fill, lle.weighted_rows]
-    kernels += [rp_trees.build_tree, nndescent.init_from_leaves_gram, nndescent.merge_rows,
-                nndescent.fill_random,
+    kernels += [rp_trees.build_tree, nndescent_leaves.init_from_leaves_gram,
+                nndescent_leaves.merge_rows, nndescent_leaves.fill_random,
                 nndescent.sample_candidates, nndescent.local_join, nndescent.apply_updates,
                 nndescent.exact_sort, nndescent.renumber_sort, nndescent_search.search]
     return {k.py_func.__qualname__: len(k.signatures) for k in kernels}

@@ -1,0 +1,222 @@
+"""Heap initialisation for NN-descent: tree leaves joined pair by pair or by GEMM, fills, merges.
+
+Every kernel writes each heap row from one thread only (the leaves of one tree partition the
+points), so results do not depend on the thread count. Heaps are those of :mod:`nndescent`.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .heap import INDEX_SENTINEL, sift_down
+from .nndescent import (
+    KEY_MANHATTAN,
+    _contains,
+    flagged_push,
+    key_distance,
+    l1_distance,
+    sq_distance,
+)
+from .rp_trees import hash3
+
+
+@njit(cache=True, parallel=True)
+def init_from_leaves(X, metric, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
+                     heap_d, heap_i, heap_f):
+    """Push every pair of leaf mates into both heaps, tree by tree. O(m trees leaf d).
+
+    Within one tree the leaves partition the points, so the leaves of a tree run in parallel
+    and each writes only its members' rows. A leaf's rows are first copied into a local
+    block, so each is read from memory once rather than once per pair.
+    """
+    d = X.shape[1]
+    for t in range(perm.shape[0]):
+        first = tree_leaf_ptr[t]
+        for s in prange(tree_leaf_ptr[t + 1] - first):
+            node = leaf_ids[first + s]
+            lo = node_lo[node]
+            hi = node_hi[node]
+            block = np.empty((hi - lo, d), dtype=X.dtype)
+            for a in range(lo, hi):
+                block[a - lo] = X[perm[t, a]]
+            for a in range(lo, hi):
+                p = np.int64(perm[t, a])
+                for b in range(a + 1, hi):
+                    q = np.int64(perm[t, b])
+                    if metric == KEY_MANHATTAN:
+                        dist = l1_distance(block[a - lo], block[b - lo])
+                    else:
+                        dist = sq_distance(block[a - lo], block[b - lo])
+                    if dist <= heap_d[p, 0]:
+                        flagged_push(heap_d, heap_i, heap_f, p, dist, q)
+                    if dist <= heap_d[q, 0]:
+                        flagged_push(heap_d, heap_i, heap_f, q, dist, p)
+
+
+@njit(cache=True)
+def _centred_leaf_gram(X, members):
+    """Gram matrix and squared norms of a leaf's rows centred on their mean. O(n^2 d).
+
+    The mean is accumulated in float64. Leaf mates are close, so centred norms are of the
+    order of their distances and ``|a|^2 + |b|^2 - 2 a.b`` keeps the precision that an offset
+    from the origin would cancel.
+    """
+    n = members.shape[0]
+    d = X.shape[1]
+    mean = np.zeros(d, dtype=np.float64)
+    for a in range(n):
+        row = X[members[a]]
+        for f in range(d):
+            mean[f] += row[f]
+    for f in range(d):
+        mean[f] /= n
+    block = np.empty((n, d), dtype=X.dtype)
+    block_t = np.empty((d, n), dtype=X.dtype)
+    norms = np.empty(n, dtype=X.dtype)
+    for a in range(n):
+        row = X[members[a]]
+        acc = 0.0
+        for f in range(d):
+            v = row[f] - mean[f]
+            block[a, f] = v
+            block_t[f, a] = v
+            acc += v * v
+        norms[a] = acc
+    gram = np.empty((n, n), dtype=X.dtype)
+    np.dot(block, block_t, gram)
+    return gram, norms
+
+
+@njit(cache=True)
+def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, sel_d, sel_i):
+    width = sel_d.shape[0]
+    sel_d[:] = np.inf
+    sel_i[:] = INDEX_SENTINEL
+    for b in range(keys.shape[0]):
+        if keys[b] < sel_d[0]:
+            sift_down(sel_d, sel_i, width, keys[b], np.int64(members[b]))
+    for e in range(width):
+        if sel_i[e] != INDEX_SENTINEL:
+            flagged_push(heap_d, heap_i, heap_f, p, sel_d[e], sel_i[e])
+
+
+@njit(cache=True)
+def _offer_improving(heap_d, heap_i, heap_f, p, keys, members):
+    """Push the keys of a row at or below the heap's worst. O(n + pushes w).
+
+    Keys of points already in the heap must be masked (inf). Hits are rare, so the row is
+    tested 16 keys at a time by a branch-free OR (it vectorises; 0.5 ns a key against 3 ns
+    for a plain compare-and-branch loop, measured), and only a block with a hit is walked.
+    """
+    n = keys.shape[0]
+    bound = heap_d[p, 0]
+    full = n - n % 16
+    for b0 in range(0, full, 16):
+        hit = False
+        for b in range(b0, b0 + 16):
+            hit |= keys[b] <= bound
+        if not hit:
+            continue
+        for b in range(b0, b0 + 16):
+            if keys[b] <= bound:
+                flagged_push(heap_d, heap_i, heap_f, p, keys[b], np.int64(members[b]))
+                bound = heap_d[p, 0]
+    for b in range(full, n):
+        if keys[b] <= bound:
+            flagged_push(heap_d, heap_i, heap_f, p, keys[b], np.int64(members[b]))
+            bound = heap_d[p, 0]
+
+
+@njit(cache=True)
+def _join_leaf(X, members, leaf, leaf_of, leaf_pos, heap_d, heap_i, heap_f):
+    """Offer every member of one leaf its leaf mates' keys (see :func:`init_from_leaves_gram`).
+
+    O(n^2 d) for the leaf's GEMM, O(n^2 + pushes width) for the offers.
+    """
+    n = members.shape[0]
+    if n < 2:
+        return
+    width = heap_d.shape[1]
+    gram, norms = _centred_leaf_gram(X, members)
+    keys = np.empty(n, dtype=X.dtype)
+    zero = X[0, 0] - X[0, 0]
+    sel_d = np.empty(width, dtype=heap_d.dtype)
+    sel_i = np.empty(width, dtype=np.int64)
+    for a in range(n):
+        p = np.int64(members[a])
+        na = norms[a]
+        for b in range(n):
+            keys[b] = max(zero, na + norms[b] - (gram[a, b] + gram[a, b]))
+        keys[a] = np.inf
+        if heap_i[p, 0] == INDEX_SENTINEL:
+            _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, sel_d, sel_i)
+            continue
+        for e in range(width):
+            j = heap_i[p, e]
+            if j != INDEX_SENTINEL and leaf_of[j] == leaf:
+                keys[leaf_pos[j]] = np.inf
+        _offer_improving(heap_d, heap_i, heap_f, p, keys, members)
+
+
+@njit(cache=True, parallel=True)
+def init_from_leaves_gram(X, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
+                          heap_d, heap_i, heap_f):
+    """Squared-Euclidean twin of :func:`init_from_leaves`: one GEMM per leaf. O(m trees leaf d).
+
+    A leaf's keys come from one BLAS product on its centred rows (:func:`_centred_leaf_gram`);
+    keys below zero (round-off) are clipped to zero. Each member then offers its key row to
+    its own heap only, so a heap row is written only by the thread that owns the member's
+    leaf. Before a member's row is scanned, the entries of leaf mates already in its heap
+    are masked (``leaf_of`` and ``leaf_pos`` record every point's leaf in the current tree,
+    written by a pass of their own before the tree's leaves run): a full row then offers only
+    keys that improve it, and the scan rarely branches.
+    """
+    m = X.shape[0]
+    leaf_of = np.full(m, -1, dtype=np.int64)
+    leaf_pos = np.zeros(m, dtype=np.int32)
+    for t in range(perm.shape[0]):
+        first = tree_leaf_ptr[t]
+        n_leaves = tree_leaf_ptr[t + 1] - first
+        for s in prange(n_leaves):
+            node = leaf_ids[first + s]
+            for a in range(node_hi[node] - node_lo[node]):
+                q = perm[t, node_lo[node] + a]
+                leaf_of[q] = first + s
+                leaf_pos[q] = a
+        for s in prange(n_leaves):
+            node = leaf_ids[first + s]
+            _join_leaf(X, perm[t, node_lo[node]:node_hi[node]], first + s, leaf_of, leaf_pos,
+                       heap_d, heap_i, heap_f)
+
+
+@njit(cache=True, parallel=True)
+def fill_random(X, metric, seed, heap_d, heap_i, heap_f):
+    """Complete rows that hold fewer than k points: hashed draws, then a sweep. O(m k d).
+
+    Needs k <= m - 1. A row is short exactly when its root holds the empty sentinel.
+    """
+    m, k = heap_i.shape
+    for i in prange(m):
+        tries = 0
+        while heap_i[i, 0] == INDEX_SENTINEL and tries < 4 * k:
+            j = np.int64(hash3(seed, i, tries) % np.uint64(m))
+            tries += 1
+            if j != i and not _contains(heap_i[i], j):
+                flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
+        j = 0
+        while heap_i[i, 0] == INDEX_SENTINEL:
+            if j != i and not _contains(heap_i[i], j):
+                flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
+            j += 1
+
+
+@njit(cache=True, parallel=True)
+def merge_rows(src_d, src_i, heap_d, heap_i, heap_f):
+    """Offer every entry of the heap rows (src_d, src_i) to the same rows of the flagged heaps.
+
+    Entries that enter are flagged new. O(m k (log w + w)).
+    """
+    for p in prange(src_i.shape[0]):
+        for t in range(src_i.shape[1]):
+            j = src_i[p, t]
+            if j != INDEX_SENTINEL and src_d[p, t] <= heap_d[p, 0]:
+                flagged_push(heap_d, heap_i, heap_f, p, src_d[p, t], j)
