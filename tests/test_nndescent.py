@@ -144,14 +144,40 @@ def test_no_widening_with_build_neighbors_given(capsys):
 @pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_same_graph_for_one_and_two_threads(dtype):
+    # small leaves: the graph is approximate, so it depends on the seed (the default
+    # 1024-point leaves would hold all 3,000 points in three leaves and be nearly exact)
     X = blobs(3000, 20, seed=1).astype(dtype)
-    d1, i1 = nndescent_graph(X, 12, random_state=7, n_jobs=1)
-    d2, i2 = nndescent_graph(X, 12, random_state=7, n_jobs=2)
+    kw = {"n_trees": 3, "leaf_size": 60}
+    d1, i1 = nndescent_graph(X, 12, random_state=7, n_jobs=1, **kw)
+    d2, i2 = nndescent_graph(X, 12, random_state=7, n_jobs=2, **kw)
     np.testing.assert_array_equal(i1, i2)
     np.testing.assert_array_equal(d1, d2)
     # and the seed matters (the check above is not trivially about a fixed output)
-    _, i3 = nndescent_graph(X, 12, random_state=8, n_jobs=2)
+    _, i3 = nndescent_graph(X, 12, random_state=8, n_jobs=2, **kw)
     assert not np.array_equal(i1, i3)
+
+
+@pytest.mark.jit_only  # m=3,000 and a widened build: slow when interpreted
+def test_same_graph_for_one_and_two_threads_when_the_build_widens(capsys):
+    X = uniform_cube(3000, 30, seed=3).astype(np.float32)
+    kw = {"n_trees": 1, "leaf_size": 20, "random_state": 5, "verbose": 2}
+    d1, i1 = nndescent_graph(X, 10, n_jobs=1, **kw)
+    assert "continued 3000 x" in capsys.readouterr().out  # the widening path ran
+    d2, i2 = nndescent_graph(X, 10, n_jobs=2, **kw)
+    np.testing.assert_array_equal(i1, i2)
+    np.testing.assert_array_equal(d1, d2)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e4])
+def test_leaf_gram_keys_survive_an_offset_from_the_origin(offset):
+    # float32 keys |a|^2 + |b|^2 - 2 a.b of uncentred rows 1e4 from the origin would carry
+    # errors of about 1e-7 * 20 * 1e8 = 200 against neighbour keys of about 10: the leaf
+    # GEMM centres each leaf first. Leaves only (no rounds), so the test sees their keys.
+    X = (blobs(2000, 20, seed=4) + offset).astype(np.float32)
+    exact = brute(X.astype(np.float64), X.astype(np.float64), 8, "euclidean", True)[1]
+    _, ind = nndescent_graph(X, 8, n_trees=4, leaf_size=400, n_iters=0, build_neighbors=8,
+                             random_state=0)
+    assert recall(ind, exact) >= 0.95  # 0.997 at both offsets; 1e4 uncentred fails
 
 
 @pytest.mark.jit_only  # m >= 1,500: minutes when interpreted (coverage pass)
