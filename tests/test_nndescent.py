@@ -317,6 +317,17 @@ def test_defaults_documented():
     assert default_parameters(50, 15)["n_trees"] == 3
 
 
+def test_leaf_gram_matrices_are_announced_to_the_memory_budget(monkeypatch):
+    from fastdr.exceptions import MemoryBudgetError
+
+    X = blobs(3000, 5, seed=1)
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "8M")
+    # 3000 x 3000 float64 per thread is 72 MB: refused before any tree is built
+    with pytest.raises(MemoryBudgetError, match="leaf Gram matrices.*smaller leaf_size"):
+        nndescent_graph(X, 5, leaf_size=5000, n_jobs=1)
+    nndescent_graph(X, 5, leaf_size=500, n_jobs=1)  # 2 MB: fits
+
+
 @pytest.mark.parametrize("kwargs, exc, match", [
     ({"n_neighbors": 0}, ValueError, "n_neighbors must be >= 1"),
     ({"n_neighbors": 30}, ValueError, "n_neighbors=30 must be smaller than the number of points"),

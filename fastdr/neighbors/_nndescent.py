@@ -19,7 +19,7 @@ import numpy as np
 from .._kernels import nndescent as kernels
 from .._kernels import nndescent_search as search_kernels
 from .._parallel import effective_n_jobs, parallel_section
-from .._validation import check_array, check_option, check_scalar
+from .._validation import check_array, check_dense_allocation, check_option, check_scalar
 from ._nndescent_build import (
     _build_forest,
     _candidates,
@@ -181,6 +181,13 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     key_data, key_code, exact_data, exact_code, norms = _prepare_data(X, metric)
     k = n_neighbors
     with parallel_section(n_jobs) as threads:
+        if key_code == kernels.KEY_SQEUCLIDEAN:
+            leaf = min(leaf_size, m)  # each thread holds one leaf's Gram matrix at a time
+            check_dense_allocation(
+                (threads, leaf, leaf), key_data.dtype,
+                what=f"NN-descent's leaf Gram matrices (one {leaf} x {leaf} per thread)",
+                alternative=f"Pass a smaller leaf_size (the default is "
+                            f"{default_parameters(m, k, metric)['leaf_size']}) or fewer n_jobs.")
         forest = _build_forest(key_data, n_trees, leaf_size, seeds[:n_trees], threads)
         order, key_data = _renumber(forest, key_data)
         adaptive = build_neighbors is None
