@@ -57,7 +57,7 @@ def key_distance(x, y, metric):
     return sq_distance(x, y)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=set(FASTMATH))
 def exact_distance(x, y, code, x_norm, y_norm):
     """Exact distance in float64: squared Euclidean, L1, or cosine (1 - cos). O(d)."""
     acc = 0.0
