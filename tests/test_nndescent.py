@@ -317,6 +317,27 @@ def test_defaults_documented():
     assert default_parameters(50, 15)["n_trees"] == 3
 
 
+@pytest.mark.parametrize("k", [3, 10, 40])
+def test_one_leaf_holding_every_point_gives_the_exact_graph(k):
+    # leaves only: each row's best keys are selected from its leaf by the block-minimum
+    # bound (k <= 31 blocks of 16) or by the local heap (k=40 > 31 blocks)
+    X = np.random.default_rng(3).normal(size=(500, 8))
+    d, ind = nndescent_graph(X, k, n_trees=1, leaf_size=1024, n_iters=0, build_neighbors=k,
+                             random_state=0)
+    ref_d, ref_i = brute(X, X, k, "euclidean", True)
+    np.testing.assert_array_equal(ind, ref_i)
+    np.testing.assert_allclose(d, ref_d, rtol=1e-12)
+
+
+def test_one_leaf_of_many_duplicates_gives_exact_distances():
+    # 50 points, 10 copies each: ties everywhere, so more than 4 k keys sit under the bound
+    # and the local heap ranks them; the distances are exact whichever tied copy is kept
+    X = np.repeat(np.random.default_rng(4).normal(size=(50, 6)), 10, axis=0)
+    d, _ = nndescent_graph(X, 12, n_trees=1, leaf_size=1024, n_iters=0, build_neighbors=12,
+                           random_state=0)
+    np.testing.assert_allclose(d, brute(X, X, 12, "euclidean", True)[0], atol=1e-12)
+
+
 def test_leaf_gram_matrices_are_announced_to_the_memory_budget(monkeypatch):
     from fastdr.exceptions import MemoryBudgetError
 

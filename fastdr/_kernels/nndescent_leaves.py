@@ -14,6 +14,7 @@ from .nndescent import (
     flagged_push,
     key_distance,
     l1_distance,
+    sort_row,
     sq_distance,
 )
 from .rp_trees import hash3
@@ -87,16 +88,46 @@ def _centred_leaf_gram(X, members):
 
 
 @njit(cache=True)
-def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, sel_d, sel_i):
-    width = sel_d.shape[0]
-    sel_d[:] = np.inf
-    sel_i[:] = INDEX_SENTINEL
-    for b in range(keys.shape[0]):
-        if keys[b] < sel_d[0]:
-            sift_down(sel_d, sel_i, width, keys[b], np.int64(members[b]))
-    for e in range(width):
-        if sel_i[e] != INDEX_SENTINEL:
-            flagged_push(heap_d, heap_i, heap_f, p, sel_d[e], sel_i[e])
+def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i):
+    """Offer a row's best keys to a heap row that is not yet full. O(n + width^2).
+
+    Only the row's ``width`` smallest keys are pushed, not all n. With at least ``width``
+    blocks of 16 keys, the ``width``-th smallest block minimum bounds them (each of those
+    blocks holds a key at or below it), so one pass keeps the few keys under that bound and
+    an insertion sort ranks them; otherwise (a small leaf, or many ties under the bound) a
+    plain local heap does. ``buf_d`` and ``buf_i`` hold at least n entries.
+    """
+    width = heap_d.shape[1]
+    n = keys.shape[0]
+    n_blocks = n // 16
+    f = 0
+    if n_blocks >= width:
+        for g in range(n_blocks):
+            low = keys[16 * g]
+            for b in range(16 * g + 1, 16 * g + 16):
+                low = min(low, keys[b])
+            buf_d[g] = low
+            buf_i[g] = g
+        sort_row(buf_d[:n_blocks], buf_i[:n_blocks])
+        limit = buf_d[width - 1]
+        for b in range(n):
+            if keys[b] <= limit:
+                buf_d[f] = keys[b]
+                buf_i[f] = members[b]
+                f += 1
+    if 0 < f <= 4 * width:
+        sort_row(buf_d[:f], buf_i[:f])
+        take = min(f, width)
+    else:
+        buf_d[:width] = np.inf
+        buf_i[:width] = INDEX_SENTINEL
+        for b in range(n):
+            if keys[b] < buf_d[0]:
+                sift_down(buf_d, buf_i, width, keys[b], np.int64(members[b]))
+        take = width
+    for e in range(take):
+        if buf_i[e] != INDEX_SENTINEL:
+            flagged_push(heap_d, heap_i, heap_f, p, buf_d[e], buf_i[e])
 
 
 @njit(cache=True)
@@ -139,8 +170,8 @@ def _join_leaf(X, members, leaf, leaf_of, leaf_pos, heap_d, heap_i, heap_f):
     gram, norms = _centred_leaf_gram(X, members)
     keys = np.empty(n, dtype=X.dtype)
     zero = X[0, 0] - X[0, 0]
-    sel_d = np.empty(width, dtype=heap_d.dtype)
-    sel_i = np.empty(width, dtype=np.int64)
+    buf_d = np.empty(max(n, width), dtype=heap_d.dtype)
+    buf_i = np.empty(max(n, width), dtype=np.int64)
     for a in range(n):
         p = np.int64(members[a])
         na = norms[a]
@@ -148,7 +179,7 @@ def _join_leaf(X, members, leaf, leaf_of, leaf_pos, heap_d, heap_i, heap_f):
             keys[b] = max(zero, na + norms[b] - (gram[a, b] + gram[a, b]))
         keys[a] = np.inf
         if heap_i[p, 0] == INDEX_SENTINEL:
-            _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, sel_d, sel_i)
+            _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i)
             continue
         for e in range(width):
             j = heap_i[p, e]
