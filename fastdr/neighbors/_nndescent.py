@@ -205,6 +205,8 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
             # neighbours only through wider heaps, seeded by the leaf mates and the graph so far
             estimate = _sample_recall(key_data, key_code, rows, heap_i, k, threads)
             wider = widened_neighbors(k, m, estimate)
+            if wider <= wide:  # already that wide: the next step is the widest
+                wider = widened_neighbors(k, m, 0.0)
             if verbose:
                 print(f"NN-descent: recall {estimate:.3f} at width {wide}, estimated on "
                       f"{rows.shape[0]} sampled points (goal {RECALL_GOAL})", flush=True)
