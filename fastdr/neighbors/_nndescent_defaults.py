@@ -50,7 +50,9 @@ def default_parameters(m, n_neighbors, metric="euclidean"):
     }
 
 
+#: A build with ``build_neighbors=None`` widens while its estimated recall is below this.
 RECALL_GOAL = 0.95
+#: Sampled points whose exact neighbours estimate the recall (all points when m is smaller).
 RECALL_SAMPLE = 512
 
 
