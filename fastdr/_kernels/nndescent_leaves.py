@@ -7,7 +7,7 @@ points), so results do not depend on the thread count. Heaps are those of :mod:`
 import numpy as np
 from numba import njit, prange
 
-from .heap import INDEX_SENTINEL, sift_down
+from .heap import INDEX_SENTINEL, heap_sort, sift_down
 from .nndescent import (
     KEY_MANHATTAN,
     _contains,
@@ -88,14 +88,34 @@ def _centred_leaf_gram(X, members):
 
 
 @njit(cache=True)
-def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i):
-    """Offer a row's best keys to a heap row that is not yet full. O(n + width^2).
+def _kth_smallest(values, k):
+    """The k-th smallest of a few values, by counting (branch-free, vectorised). O(len^2).
 
-    Only the row's ``width`` smallest keys are pushed, not all n. With at least ``width``
+    It is the smallest value that at least k values do not exceed.
+    """
+    best = np.inf
+    for g in range(values.shape[0]):
+        v = values[g]
+        count = 0
+        for h in range(values.shape[0]):
+            count += values[h] <= v
+        if count >= k and v < best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i, lows):
+    """Offer a row's best keys to a heap row that is not yet full. O(n + (n/16)^2 + width^2).
+
+    Only the row's ``width`` smallest keys are offered, not all n. With at least ``width``
     blocks of 16 keys, the ``width``-th smallest block minimum bounds them (each of those
-    blocks holds a key at or below it), so one pass keeps the few keys under that bound and
-    an insertion sort ranks them; otherwise (a small leaf, or many ties under the bound) a
-    plain local heap does. ``buf_d`` and ``buf_i`` hold at least n entries.
+    blocks holds a key at or below it); :func:`_kth_smallest` finds it among the minima
+    (``lows``, n/16 + 1 entries). One branch-free pass then keeps the few keys under that
+    bound and an insertion sort ranks them; a small leaf, or many ties under the bound, takes
+    a plain local heap instead. A row still empty is written directly: the kept keys in
+    descending order (empty slots first) already form a valid max-heap. ``buf_d`` and
+    ``buf_i`` hold at least n + 1 entries.
     """
     width = heap_d.shape[1]
     n = keys.shape[0]
@@ -106,15 +126,12 @@ def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i):
             low = keys[16 * g]
             for b in range(16 * g + 1, 16 * g + 16):
                 low = min(low, keys[b])
-            buf_d[g] = low
-            buf_i[g] = g
-        sort_row(buf_d[:n_blocks], buf_i[:n_blocks])
-        limit = buf_d[width - 1]
-        for b in range(n):
-            if keys[b] <= limit:
-                buf_d[f] = keys[b]
-                buf_i[f] = members[b]
-                f += 1
+            lows[g] = low
+        limit = _kth_smallest(lows[:n_blocks], width)
+        for b in range(n):  # branch-free compaction: every key is written, the kept advance
+            buf_d[f] = keys[b]
+            buf_i[f] = members[b]
+            f += keys[b] <= limit
     if 0 < f <= 4 * width:
         sort_row(buf_d[:f], buf_i[:f])
         take = min(f, width)
@@ -125,9 +142,26 @@ def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i):
             if keys[b] < buf_d[0]:
                 sift_down(buf_d, buf_i, width, keys[b], np.int64(members[b]))
         take = width
+        heap_sort(buf_d[:width], buf_i[:width])
+    if _row_empty(heap_i, p):
+        for e in range(width):
+            r = width - 1 - e  # slot e takes the r-th best: descending order is a max-heap
+            if r < take and buf_i[r] != INDEX_SENTINEL:
+                heap_d[p, e] = buf_d[r]
+                heap_i[p, e] = buf_i[r]
+                heap_f[p, e] = 1
+        return
     for e in range(take):
         if buf_i[e] != INDEX_SENTINEL:
             flagged_push(heap_d, heap_i, heap_f, p, buf_d[e], buf_i[e])
+
+
+@njit(cache=True, inline="always")
+def _row_empty(heap_i, p):
+    empty = True
+    for e in range(heap_i.shape[1]):
+        empty &= heap_i[p, e] == INDEX_SENTINEL
+    return empty
 
 
 @njit(cache=True)
@@ -170,8 +204,9 @@ def _join_leaf(X, members, leaf, leaf_of, leaf_pos, heap_d, heap_i, heap_f):
     gram, norms = _centred_leaf_gram(X, members)
     keys = np.empty(n, dtype=X.dtype)
     zero = X[0, 0] - X[0, 0]
-    buf_d = np.empty(max(n, width), dtype=heap_d.dtype)
-    buf_i = np.empty(max(n, width), dtype=np.int64)
+    buf_d = np.empty(max(n, width) + 1, dtype=heap_d.dtype)
+    buf_i = np.empty(max(n, width) + 1, dtype=np.int64)
+    lows = np.empty(n // 16 + 1, dtype=keys.dtype)
     for a in range(n):
         p = np.int64(members[a])
         na = norms[a]
@@ -179,7 +214,7 @@ def _join_leaf(X, members, leaf, leaf_of, leaf_pos, heap_d, heap_i, heap_f):
             keys[b] = max(zero, na + norms[b] - (gram[a, b] + gram[a, b]))
         keys[a] = np.inf
         if heap_i[p, 0] == INDEX_SENTINEL:
-            _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i)
+            _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i, lows)
             continue
         for e in range(width):
             j = heap_i[p, e]
