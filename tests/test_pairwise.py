@@ -99,3 +99,11 @@ def test_distance_properties(X):
     scale = 1e-9 * (1 + np.abs(X).max()) * np.sqrt(X.shape[1])
     # triangle inequality
     assert (D[:, None, :] <= D[:, :, None] + D[None, :, :] + scale).all()
+
+
+@pytest.mark.parametrize("m", [100, 600])  # one diagonal tile; several tiles
+def test_distances_of_x_to_itself_are_exactly_symmetric(rng, m):
+    X = rng.standard_normal((m, 20)) + 3
+    D = pairwise_distances(X)
+    np.testing.assert_array_equal(D, D.T)
+    assert (np.diag(D) == 0).all()

@@ -150,8 +150,9 @@ def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out):
 
     Tiles (bi, bj) with bi <= bj of ``block`` = ``t_packed.shape[2]`` rows each: one GEMM
     gives the tile, which is finished row by row into ``out[bi rows, bj cols]`` and written
-    transposed into ``out[bj rows, bi cols]`` while it is in cache. Every entry is written
-    once, so the result is exactly symmetric and independent of the thread count. Half the
+    transposed into ``out[bj rows, bi cols]`` while it is in cache; a diagonal tile copies its
+    upper triangle onto its lower one. So the result is exactly symmetric and independent of
+    the thread count. Half the
     GEMM work of :func:`pairwise_sqeuclidean_gemm`; memory O(threads x block^2).
     """
     m = X.shape[0]
@@ -183,6 +184,11 @@ def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out):
                 row = out[j]
                 for i in range(r0, r1):
                     row[i] = out[i, j]
+        else:  # the GEMM rounds (i, j) and (j, i) apart: the upper triangle is kept
+            for i in range(r0 + 1, r1):
+                row = out[i]
+                for j in range(r0, i):
+                    row[j] = out[j, i]
 
 
 @njit(cache=True, parallel=True)
