@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._config import RECOMPUTE_TOL, TARGET_BLOCK
+from ._config import PREP_SERIAL_MAX_ELEMENTS, RECOMPUTE_TOL, TARGET_BLOCK
 from ._kernels import distances as dist_kernels
 
 
@@ -28,6 +28,24 @@ class NormTrick(NamedTuple):
     q_norms: np.ndarray | None
     #: recompute values below ``tol * (|q - c|^2 + |t - c|^2)`` exactly
     tol: float
+
+
+_SERIAL_TWINS = {
+    dist_kernels.centred_sqnorms: dist_kernels.centred_sqnorms_serial,
+    dist_kernels.pack_queries: dist_kernels.pack_queries_serial,
+    dist_kernels.pack_targets: dist_kernels.pack_targets_serial,
+}
+
+
+def prep_kernel(kernel, rows):
+    """``kernel``, or its serial twin when ``rows`` is small (``PREP_SERIAL_MAX_ELEMENTS``).
+
+    The twins give the same values without a parallel launch, which costs more than the
+    whole O(m d) pass on small inputs.
+    """
+    if rows.size <= PREP_SERIAL_MAX_ELEMENTS:
+        return _SERIAL_TWINS[kernel]
+    return kernel
 
 
 def norm_trick_setup(T, Q=None, *, query_norms=True):
@@ -52,11 +70,11 @@ def norm_trick_setup(T, Q=None, *, query_norms=True):
         ``(centre, t_norms, q_norms, tol)``. O((m + n) d) time, O(m + n) memory.
     """
     centre = T.mean(axis=0, dtype=np.float64).astype(T.dtype)
-    t_norms = dist_kernels.centred_sqnorms(T, centre)
+    t_norms = prep_kernel(dist_kernels.centred_sqnorms, T)(T, centre)
     if Q is None or Q is T:
         q_norms = t_norms
     elif query_norms:
-        q_norms = dist_kernels.centred_sqnorms(Q, centre)
+        q_norms = prep_kernel(dist_kernels.centred_sqnorms, Q)(Q, centre)
     else:
         q_norms = None
     return NormTrick(centre, t_norms, q_norms, RECOMPUTE_TOL[np.dtype(T.dtype)])

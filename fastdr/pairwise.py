@@ -3,11 +3,16 @@
 import numpy as np
 import scipy.sparse
 
-from ._config import GEMM_MIN_DIM, PAIRWISE_QUERY_BLOCK, PAIRWISE_SELF_BLOCK
+from ._config import (
+    GEMM_MIN_DIM,
+    PAIRWISE_QUERY_BLOCK,
+    PAIRWISE_SELF_BLOCK,
+    PAIRWISE_SMALL_ROWS,
+)
 from ._distance_checks import check_distance_magnitude
 from ._kernels import distances as dist_kernels
 from ._metric import resolve_neighbors_metric
-from ._norm_trick import norm_trick_setup, target_block
+from ._norm_trick import norm_trick_setup, prep_kernel, target_block
 from ._parallel import parallel_section
 from ._validation import check_array, check_dense_allocation
 
@@ -91,7 +96,9 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
             np.fill_diagonal(out, 0.0)
         return out.astype(X.dtype, copy=False)
     squared = spec.squared
-    check_distance_magnitude(Q, centre=check_distance_magnitude(T, "X" if Y is None else "Y"))
+    centre = check_distance_magnitude(T, "X" if Y is None else "Y")
+    if Y is not None:  # X against itself: the same rows, the same centre
+        check_distance_magnitude(Q, centre=centre)
     out = np.empty((m, n), dtype=X.dtype)
     with parallel_section(n_jobs):
         if Q.shape[1] < GEMM_MIN_DIM:
@@ -100,15 +107,16 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
             trick = norm_trick_setup(T, None if Y is None else Q)
             if Y is None:
                 # each pair once, mirrored (half the GEMM work)
-                packed = dist_kernels.pack_queries(T, trick.centre)
-                t_packed = dist_kernels.pack_targets(
-                    T, trick.centre, trick.t_norms.astype(T.dtype), PAIRWISE_SELF_BLOCK)
+                packed = prep_kernel(dist_kernels.pack_queries, T)(T, trick.centre)
+                block = PAIRWISE_SELF_BLOCK // (2 if m <= PAIRWISE_SMALL_ROWS else 1)
+                t_packed = prep_kernel(dist_kernels.pack_targets, T)(
+                    T, trick.centre, trick.t_norms.astype(T.dtype), block)
                 dist_kernels.pairwise_self_gemm(T, packed, t_packed, trick.t_norms,
                                                 trick.tol, not squared, out)
                 return out
-            t_packed = dist_kernels.pack_targets(T, trick.centre, trick.t_norms.astype(T.dtype),
-                                                 target_block(n))
-            q_packed = dist_kernels.pack_queries(Q, trick.centre)
+            t_packed = prep_kernel(dist_kernels.pack_targets, T)(
+                T, trick.centre, trick.t_norms.astype(T.dtype), target_block(n))
+            q_packed = prep_kernel(dist_kernels.pack_queries, Q)(Q, trick.centre)
             dist_kernels.pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, trick.q_norms,
                                                    trick.t_norms, trick.tol, not squared,
                                                    PAIRWISE_QUERY_BLOCK, out)

@@ -107,3 +107,37 @@ def test_distances_of_x_to_itself_are_exactly_symmetric(rng, m):
     D = pairwise_distances(X)
     np.testing.assert_array_equal(D, D.T)
     assert (np.diag(D) == 0).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_serial_twins_of_the_setup_kernels_are_bit_identical(rng, dtype):
+    from fastdr._kernels import distances as k
+
+    X = (rng.standard_normal((301, 37)) * 4 + 2).astype(dtype)
+    centre = X.mean(axis=0).astype(dtype)
+    norms = k.centred_sqnorms(X, centre)
+    np.testing.assert_array_equal(k.centred_sqnorms_serial(X, centre), norms)
+    np.testing.assert_array_equal(k.pack_queries_serial(X, centre), k.pack_queries(X, centre))
+    for block in (16, 64, 128):  # 301 rows: ragged last blocks, zero padding
+        packed = k.pack_targets(X, centre, norms.astype(dtype), block)
+        np.testing.assert_array_equal(
+            k.pack_targets_serial(X, centre, norms.astype(dtype), block), packed)
+        rows = np.arange(301)
+        blk, col = rows // block, rows % block
+        np.testing.assert_array_equal(packed[blk, :37, col], -2 * (X - centre))
+        np.testing.assert_array_equal(packed[blk, 37, col], norms.astype(dtype))
+        pad = np.ones(packed.shape, dtype=bool)
+        pad[blk, :, col] = False
+        assert (packed[pad] == 0).all()
+
+
+@pytest.mark.parametrize("m", [300, 2100])  # 128-row tiles, 256-row tiles
+@pytest.mark.parametrize("serial_limit", [0, 2**30])  # parallel set-up, serial set-up
+def test_self_distances_on_both_tile_sizes_and_set_up_paths(rng, monkeypatch, m, serial_limit):
+    import fastdr._norm_trick as norm_trick
+
+    monkeypatch.setattr(norm_trick, "PREP_SERIAL_MAX_ELEMENTS", serial_limit)
+    X = rng.standard_normal((m, 20)) + 3
+    D = pairwise_distances(X)
+    np.testing.assert_allclose(D, np.sqrt(sq_euclidean(X, X)), rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(D, D.T)

@@ -43,18 +43,41 @@ def max_centred_sqnorm(X, centre):
     return largest
 
 
-@njit(cache=True, parallel=True)
-def centred_sqnorms(X, centre):
-    """Row norms ``|x - c|^2`` in float64. O(m d)."""
-    m, d = X.shape
-    out = np.empty(m, dtype=np.float64)
-    for i in prange(m):
+@njit(cache=True, inline="always")
+def _sqnorm_rows(X, centre, out, lo, hi):
+    for i in range(lo, hi):
         acc = 0.0
-        for f in range(d):
+        for f in range(X.shape[1]):
             diff = np.float64(X[i, f]) - np.float64(centre[f])
             acc += diff * diff
         out[i] = acc
+
+
+@njit(cache=True, parallel=True)
+def centred_sqnorms(X, centre):
+    """Row norms ``|x - c|^2`` in float64. O(m d)."""
+    m = X.shape[0]
+    out = np.empty(m, dtype=np.float64)
+    for i in prange(m):
+        _sqnorm_rows(X, centre, out, i, i + 1)
     return out
+
+
+@njit(cache=True)
+def centred_sqnorms_serial(X, centre):
+    """:func:`centred_sqnorms` on the calling thread (no launch: for small inputs). O(m d)."""
+    out = np.empty(X.shape[0], dtype=np.float64)
+    _sqnorm_rows(X, centre, out, 0, X.shape[0])
+    return out
+
+
+@njit(cache=True, inline="always")
+def _pack_query_rows(Q, centre, out, lo, hi):
+    d = Q.shape[1]
+    for i in range(lo, hi):
+        for f in range(d):
+            out[i, f] = Q[i, f] - centre[f]
+        out[i, d] = 1
 
 
 @njit(cache=True, parallel=True)
@@ -63,10 +86,34 @@ def pack_queries(Q, centre):
     m, d = Q.shape
     out = np.empty((m, d + 1), dtype=Q.dtype)
     for i in prange(m):
-        for f in range(d):
-            out[i, f] = Q[i, f] - centre[f]
-        out[i, d] = 1
+        _pack_query_rows(Q, centre, out, i, i + 1)
     return out
+
+
+@njit(cache=True)
+def pack_queries_serial(Q, centre):
+    """:func:`pack_queries` on the calling thread (no launch: for small inputs). O(m d)."""
+    m, d = Q.shape
+    out = np.empty((m, d + 1), dtype=Q.dtype)
+    _pack_query_rows(Q, centre, out, 0, m)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _pack_target_block(T, centre, norms, out, b):
+    n, d = T.shape
+    block = out.shape[2]
+    start = b * block
+    stop = min(n, start + block)
+    for j0 in range(start, stop, 16):
+        j1 = min(stop, j0 + 16)
+        for f in range(d):
+            c = centre[f]
+            for j in range(j0, j1):
+                out[b, f, j - start] = -2 * (T[j, f] - c)
+    for j in range(start, stop):
+        out[b, d, j - start] = norms[j]
+    out[b, :, stop - start:] = 0
 
 
 @njit(cache=True, parallel=True)
@@ -82,17 +129,18 @@ def pack_targets(T, centre, norms, block):
     n_blocks = (n + block - 1) // block
     out = np.empty((n_blocks, d + 1, block), dtype=T.dtype)
     for b in prange(n_blocks):
-        start = b * block
-        stop = min(n, start + block)
-        for j0 in range(start, stop, 16):
-            j1 = min(stop, j0 + 16)
-            for f in range(d):
-                c = centre[f]
-                for j in range(j0, j1):
-                    out[b, f, j - start] = -2 * (T[j, f] - c)
-        for j in range(start, stop):
-            out[b, d, j - start] = norms[j]
-        out[b, :, stop - start:] = 0
+        _pack_target_block(T, centre, norms, out, b)
+    return out
+
+
+@njit(cache=True)
+def pack_targets_serial(T, centre, norms, block):
+    """:func:`pack_targets` on the calling thread (no launch: for small inputs). O(n d)."""
+    n, d = T.shape
+    n_blocks = (n + block - 1) // block
+    out = np.empty((n_blocks, d + 1, block), dtype=T.dtype)
+    for b in range(n_blocks):
+        _pack_target_block(T, centre, norms, out, b)
     return out
 
 
