@@ -48,7 +48,18 @@ def _nndescent():
 
 
 def _pairwise():
+    from ._kernels import distances as dist_kernels
+    from ._parallel import parallel_section
     from .pairwise import pairwise_distances
+
+    for dtype in (np.float64, np.float32):
+        # small inputs take the set-up kernels' serial twins: compile the parallel ones too
+        X = _rows(30, 20, dtype)
+        centre = X.mean(axis=0).astype(dtype)
+        with parallel_section(None):
+            norms = dist_kernels.centred_sqnorms(X, centre)
+            dist_kernels.pack_queries(X, centre)
+            dist_kernels.pack_targets(X, centre, norms.astype(dtype), 16)
 
     for dtype in (np.float64, np.float32):
         for d in (4, 20):

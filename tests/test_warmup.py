@@ -29,6 +29,9 @@ def _signatures():
                distances.pairwise_sqeuclidean_gemm, graph.all_pairs_upper,
                kernel_matrix.rbf_direct, kernel_matrix.rbf_from_gram_inplace,
                nca.nca_objective_gradient]
+    kernels += [distances.centred_sqnorms, distances.centred_sqnorms_serial,
+                distances.pack_queries, distances.pack_queries_serial, distances.pack_targets,
+                distances.pack_targets_serial]
     kernels += [lle.barycenter_weights, lle.m_row_counts, lle.m_fill, lle.weighted_rows]
     kernels += [rp_trees.build_tree, nndescent_leaves.init_from_leaves_gram,
                 nndescent_leaves.merge_rows, nndescent_leaves.fill_random,
@@ -54,7 +57,8 @@ def test_warmup_compiles_both_dtypes_and_a_second_call_compiles_nothing():
     after_first = _signatures()
     # float32 and float64 versions of the k-NN and pairwise kernels exist
     for name in ("knn_screen", "knn_screen_redo", "knn_direct", "pairwise_sqeuclidean_gemm",
-                 "build_tree", "local_join", "search"):
+                 "build_tree", "local_join", "search", "centred_sqnorms", "pack_targets",
+                 "pack_targets_serial"):
         assert after_first[name] >= 2, (name, after_first[name])
     assert all(count >= 1 for count in after_first.values()), after_first
     second = fastdr.warmup()
