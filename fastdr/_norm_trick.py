@@ -15,6 +15,7 @@ import numpy as np
 
 from ._config import PREP_SERIAL_MAX_ELEMENTS, RECOMPUTE_TOL, TARGET_BLOCK
 from ._kernels import distances as dist_kernels
+from ._kernels import knn_screen
 
 
 class NormTrick(NamedTuple):
@@ -34,6 +35,8 @@ _SERIAL_TWINS = {
     dist_kernels.centred_sqnorms: dist_kernels.centred_sqnorms_serial,
     dist_kernels.pack_queries: dist_kernels.pack_queries_serial,
     dist_kernels.pack_targets: dist_kernels.pack_targets_serial,
+    knn_screen.pack_screen_queries: knn_screen.pack_screen_queries_serial,
+    knn_screen.pack_screen_targets: knn_screen.pack_screen_targets_serial,
 }
 
 

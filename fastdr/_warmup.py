@@ -49,6 +49,7 @@ def _nndescent():
 
 def _pairwise():
     from ._kernels import distances as dist_kernels
+    from ._kernels import knn_screen
     from ._parallel import parallel_section
     from .pairwise import pairwise_distances
 
@@ -60,6 +61,9 @@ def _pairwise():
             norms = dist_kernels.centred_sqnorms(X, centre)
             dist_kernels.pack_queries(X, centre)
             dist_kernels.pack_targets(X, centre, norms.astype(dtype), 16)
+            centre64 = centre.astype(np.float64)
+            knn_screen.pack_screen_queries(X, centre64, 1.0)
+            knn_screen.pack_screen_targets(X, centre64, 1.0, norms, 1e-6, 16)
 
     for dtype in (np.float64, np.float32):
         for d in (4, 20):

@@ -107,3 +107,26 @@ def test_first_block_threshold_leaves_at_least_n_keys_at_or_below_it(n_valid, n)
         assert np.sum(keys.astype(np.float64) <= threshold) >= n
         # and it is a key's value: never looser than the largest key
         assert threshold in keys.astype(np.float64)
+
+
+@pytest.mark.parametrize("block", [16, 64, 512])  # 301 rows: ragged last blocks
+def test_screen_packing_serial_twins_are_bit_identical(block):
+    rng = np.random.default_rng(3)
+    T = rng.standard_normal((301, 23)) * 3 + 1
+    centre = T.mean(axis=0)
+    norms = ((T - centre) ** 2).sum(axis=1)
+    with parallel_section(None):
+        packed = knn_screen.pack_screen_targets(T, centre, 0.25, norms, 1e-6, block)
+        queries = knn_screen.pack_screen_queries(T, centre, 0.25)
+    np.testing.assert_array_equal(
+        knn_screen.pack_screen_targets_serial(T, centre, 0.25, norms, 1e-6, block), packed)
+    np.testing.assert_array_equal(knn_screen.pack_screen_queries_serial(T, centre, 0.25),
+                                  queries)
+    rows = np.arange(301)
+    blk, col = rows // block, rows % block
+    np.testing.assert_array_equal(packed[blk, :23, col],
+                                  (-2.0 * ((T - centre) * 0.25)).astype(np.float32))
+    pad = np.ones(packed.shape, dtype=bool)
+    pad[blk, :, col] = False
+    assert (packed[pad] == 0).all()
+    np.testing.assert_array_equal(queries[:, :23], ((T - centre) * 0.25).astype(np.float32))

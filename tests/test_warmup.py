@@ -31,7 +31,9 @@ def _signatures():
                nca.nca_objective_gradient]
     kernels += [distances.centred_sqnorms, distances.centred_sqnorms_serial,
                 distances.pack_queries, distances.pack_queries_serial, distances.pack_targets,
-                distances.pack_targets_serial]
+                distances.pack_targets_serial, knn_screen.pack_screen_queries,
+                knn_screen.pack_screen_queries_serial, knn_screen.pack_screen_targets,
+                knn_screen.pack_screen_targets_serial]
     kernels += [lle.barycenter_weights, lle.m_row_counts, lle.m_fill, lle.weighted_rows]
     kernels += [rp_trees.build_tree, nndescent_leaves.init_from_leaves_gram,
                 nndescent_leaves.merge_rows, nndescent_leaves.fill_random,

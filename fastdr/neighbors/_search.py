@@ -16,7 +16,7 @@ from .._kernels import distances as dist_kernels
 from .._kernels import knn as knn_kernels
 from .._kernels import knn_screen
 from .._kernels.pairs import csr_pair_sqdist
-from .._norm_trick import target_block
+from .._norm_trick import prep_kernel, target_block
 from .._parallel import effective_n_jobs, parallel_section
 from .._progress import run_in_chunks
 
@@ -117,8 +117,8 @@ def _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, o
     """
     m, d = Q.shape
     centre = T.mean(axis=0, dtype=np.float64)
-    t_norms = dist_kernels.centred_sqnorms(T, centre)
-    q_norms = t_norms if self_query else dist_kernels.centred_sqnorms(Q, centre)
+    t_norms = prep_kernel(dist_kernels.centred_sqnorms, T)(T, centre)
+    q_norms = t_norms if self_query else prep_kernel(dist_kernels.centred_sqnorms, Q)(Q, centre)
     largest = max(float(t_norms.max()), float(q_norms.max()))
     # a power of two that brings every centred coordinate into [-1, 1] (exact in float64)
     scale = 2.0 ** -np.frexp(np.sqrt(largest))[1] if largest > 0 else 1.0
@@ -127,8 +127,9 @@ def _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, o
     margin_q = eps_m * (q_norms * scale**2) + knn_screen.screen_abs(d)
     margin_t = 4 * eps_m * (t_norms * scale**2)
     block = min(SCREEN_TARGET_BLOCK, target_block(T.shape[0]))
-    t_packed = knn_screen.pack_screen_targets(T, centre, scale, t_norms, 2 * eps, block)
-    q_packed = knn_screen.pack_screen_queries(Q, centre, scale)
+    t_packed = prep_kernel(knn_screen.pack_screen_targets, T)(T, centre, scale, t_norms,
+                                                              2 * eps, block)
+    q_packed = prep_kernel(knn_screen.pack_screen_queries, Q)(Q, centre, scale)
     skips = _skips(m, self_query)
     certified = np.zeros(m, dtype=np.bool_)
     taus = np.zeros(m, dtype=np.float64)
