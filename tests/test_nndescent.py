@@ -405,3 +405,41 @@ def test_bad_input():
         nndescent_query(index, X, 5, epsilon=-1.0)
     with pytest.raises(TypeError, match="index_state must be an NNDescentIndex"):
         nndescent_query((X, None), X, 5)
+
+
+def test_leaf_initialisation_keeps_the_best_leaf_mates_over_every_tree():
+    # tiny leaves first (rows left part-filled: the pushes path), then large ones (block
+    # minimum bound on the still-empty or part-filled rows, the improving scan on full ones):
+    # every row must hold the `width` nearest of all its leaf mates, by (key, index)
+    from fastdr._kernels.nndescent_leaves import init_from_leaves_gram
+    from fastdr._parallel import parallel_section
+    from fastdr.neighbors._nndescent_build import _build_forest
+
+    X = np.random.default_rng(11).normal(size=(600, 6))
+    m, width = X.shape[0], 4
+    heap_d = np.full((m, width), np.inf)
+    heap_i = np.full((m, width), np.iinfo(np.int64).max, dtype=np.int64)
+    heap_f = np.zeros((m, width), dtype=np.uint8)
+    mates = [set() for _ in range(m)]
+    with parallel_section(None) as threads:
+        for n_trees, leaf_size, seed in ((1, 3, 1), (2, 200, 2), (1, 600, 3)):
+            forest = _build_forest(X, n_trees, leaf_size, np.arange(seed, seed + n_trees),
+                                   threads)
+            init_from_leaves_gram(X, forest["perm"], forest["tree_leaf_ptr"],
+                                  forest["leaf_ids"], forest["lo"], forest["hi"], heap_d,
+                                  heap_i, heap_f)
+            for t in range(n_trees):
+                for node in forest["leaf_ids"][forest["tree_leaf_ptr"][t]:
+                                               forest["tree_leaf_ptr"][t + 1]]:
+                    members = forest["perm"][t, forest["lo"][node]:forest["hi"][node]]
+                    for p in members:
+                        mates[p].update(int(q) for q in members if q != p)
+            for p in range(m):
+                cand = np.array(sorted(mates[p]), dtype=np.int64)
+                keys = ((X[cand] - X[p]) ** 2).sum(axis=1)
+                order = np.lexsort((cand, keys))[:width]
+                expected = set(cand[order].tolist())
+                filled = heap_i[p] != np.iinfo(np.int64).max
+                assert set(heap_i[p][filled].tolist()) == expected, (leaf_size, p)
+                np.testing.assert_allclose(np.sort(heap_d[p][filled]), np.sort(keys[order]),
+                                           rtol=1e-9, atol=1e-12)
