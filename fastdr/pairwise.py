@@ -97,7 +97,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
         return out.astype(X.dtype, copy=False)
     squared = spec.squared
     centre = check_distance_magnitude(T, "X" if Y is None else "Y")
-    if Y is not None:  # X against itself: the same rows, the same centre
+    if Y is not None:  # without Y, Q is T: its rows were just checked against this centre
         check_distance_magnitude(Q, centre=centre)
     out = np.empty((m, n), dtype=X.dtype)
     with parallel_section(n_jobs):
