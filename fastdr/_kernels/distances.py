@@ -72,11 +72,15 @@ def centred_sqnorms_serial(X, centre):
 
 
 @njit(cache=True, inline="always")
-def _pack_query_rows(Q, centre, out, lo, hi):
+def pack_query_rows(Q, centre, scale, out, lo, hi):
+    """Rows lo ... hi of ``[s (q - c), 1]`` into ``out`` (rounded to its dtype). O(rows d).
+
+    Shared by these packers (s = 1) and the k-NN screen's (:mod:`.knn_screen`).
+    """
     d = Q.shape[1]
     for i in range(lo, hi):
         for f in range(d):
-            out[i, f] = Q[i, f] - centre[f]
+            out[i, f] = (Q[i, f] - centre[f]) * scale
         out[i, d] = 1
 
 
@@ -86,7 +90,7 @@ def pack_queries(Q, centre):
     m, d = Q.shape
     out = np.empty((m, d + 1), dtype=Q.dtype)
     for i in prange(m):
-        _pack_query_rows(Q, centre, out, i, i + 1)
+        pack_query_rows(Q, centre, 1.0, out, i, i + 1)
     return out
 
 
@@ -95,12 +99,18 @@ def pack_queries_serial(Q, centre):
     """:func:`pack_queries` on the calling thread (no launch: for small inputs). O(m d)."""
     m, d = Q.shape
     out = np.empty((m, d + 1), dtype=Q.dtype)
-    _pack_query_rows(Q, centre, out, 0, m)
+    pack_query_rows(Q, centre, 1.0, out, 0, m)
     return out
 
 
 @njit(cache=True, inline="always")
-def _pack_target_block(T, centre, norms, out, b):
+def pack_target_block(T, centre, scale, norms, shrink, out, b):
+    """Block b of ``[-2 s (t - c), s^2 |t - c|^2 (1 - shrink)]`` columns; zero padding.
+
+    Rows of 16 targets are transposed a feature at a time, so the writes run along the
+    block (a target at a time, they would stride by the block and alias in L1: 3-6x slower,
+    measured). Shared by these packers (s = 1, no shrink) and the k-NN screen's. O(block d).
+    """
     n, d = T.shape
     block = out.shape[2]
     start = b * block
@@ -110,9 +120,9 @@ def _pack_target_block(T, centre, norms, out, b):
         for f in range(d):
             c = centre[f]
             for j in range(j0, j1):
-                out[b, f, j - start] = -2 * (T[j, f] - c)
+                out[b, f, j - start] = -2.0 * ((T[j, f] - c) * scale)
     for j in range(start, stop):
-        out[b, d, j - start] = norms[j]
+        out[b, d, j - start] = norms[j] * scale * scale * (1.0 - shrink)
     out[b, :, stop - start:] = 0
 
 
@@ -121,15 +131,13 @@ def pack_targets(T, centre, norms, block):
     """Return targets as GEMM-ready blocks of shape (n_blocks, d + 1, block).
 
     Column j of block b holds ``[-2 (t - c), |t - c|^2]`` for target ``b * block + j``;
-    padding columns are zero and are never read. Rows of 16 targets are transposed a feature
-    at a time, so the writes run along the block (a target at a time, they would stride by
-    the block and alias in L1: 3-6x slower, measured). O(n d).
+    padding columns are zero and are never read (:func:`pack_target_block`). O(n d).
     """
     n, d = T.shape
     n_blocks = (n + block - 1) // block
     out = np.empty((n_blocks, d + 1, block), dtype=T.dtype)
     for b in prange(n_blocks):
-        _pack_target_block(T, centre, norms, out, b)
+        pack_target_block(T, centre, 1.0, norms, 0.0, out, b)
     return out
 
 
@@ -140,7 +148,7 @@ def pack_targets_serial(T, centre, norms, block):
     n_blocks = (n + block - 1) // block
     out = np.empty((n_blocks, d + 1, block), dtype=T.dtype)
     for b in range(n_blocks):
-        _pack_target_block(T, centre, norms, out, b)
+        pack_target_block(T, centre, 1.0, norms, 0.0, out, b)
     return out
 
 

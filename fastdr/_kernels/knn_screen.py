@@ -48,7 +48,7 @@ result is exact on every row, ties broken by index.
 import numpy as np
 from numba import njit, prange
 
-from .distances import sqdist_exact
+from .distances import pack_query_rows, pack_target_block, sqdist_exact
 from .heap import heap_init, heap_push, heap_sort
 from .knn import LANE, hit_mask, trailing_zeros
 from .reservoir import keep_smallest, reservoir_finish, reservoir_offer
@@ -73,22 +73,13 @@ def screen_abs(d):
     return (d + 3) * 2.0**-146
 
 
-@njit(cache=True, inline="always")
-def _pack_screen_query_rows(Q, centre, scale, out, lo, hi):
-    d = Q.shape[1]
-    for i in range(lo, hi):
-        for f in range(d):
-            out[i, f] = np.float32((Q[i, f] - centre[f]) * scale)
-        out[i, d] = 1
-
-
 @njit(cache=True, parallel=True)
 def pack_screen_queries(Q, centre, scale):
     """Return float32 rows ``[s (q - c), 1]``, shape (m, d + 1). O(m d)."""
     m, d = Q.shape
     out = np.empty((m, d + 1), dtype=np.float32)
     for i in prange(m):
-        _pack_screen_query_rows(Q, centre, scale, out, i, i + 1)
+        pack_query_rows(Q, centre, scale, out, i, i + 1)
     return out
 
 
@@ -97,25 +88,8 @@ def pack_screen_queries_serial(Q, centre, scale):
     """:func:`pack_screen_queries` on the calling thread (no launch: small inputs). O(m d)."""
     m, d = Q.shape
     out = np.empty((m, d + 1), dtype=np.float32)
-    _pack_screen_query_rows(Q, centre, scale, out, 0, m)
+    pack_query_rows(Q, centre, scale, out, 0, m)
     return out
-
-
-@njit(cache=True, inline="always")
-def _pack_screen_target_block(T, centre, scale, norms, shrink, out, b):
-    n, d = T.shape
-    block = out.shape[2]
-    start = b * block
-    stop = min(n, start + block)
-    for j0 in range(start, stop, 16):  # as in distances.pack_targets: writes run along
-        j1 = min(stop, j0 + 16)
-        for f in range(d):
-            c = centre[f]
-            for j in range(j0, j1):
-                out[b, f, j - start] = np.float32(-2.0 * ((T[j, f] - c) * scale))
-    for j in range(start, stop):
-        out[b, d, j - start] = np.float32(norms[j] * scale * scale * (1.0 - shrink))
-    out[b, :, stop - start:] = 0
 
 
 @njit(cache=True, parallel=True)
@@ -127,7 +101,7 @@ def pack_screen_targets(T, centre, scale, norms, shrink, block):
     n_blocks = (n + block - 1) // block
     out = np.empty((n_blocks, d + 1, block), dtype=np.float32)
     for b in prange(n_blocks):
-        _pack_screen_target_block(T, centre, scale, norms, shrink, out, b)
+        pack_target_block(T, centre, scale, norms, shrink, out, b)
     return out
 
 
@@ -138,7 +112,7 @@ def pack_screen_targets_serial(T, centre, scale, norms, shrink, block):
     n_blocks = (n + block - 1) // block
     out = np.empty((n_blocks, d + 1, block), dtype=np.float32)
     for b in range(n_blocks):
-        _pack_screen_target_block(T, centre, scale, norms, shrink, out, b)
+        pack_target_block(T, centre, scale, norms, shrink, out, b)
     return out
 
 
