@@ -208,8 +208,8 @@ def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out):
     gives the tile, which is finished row by row into ``out[bi rows, bj cols]`` and written
     transposed into ``out[bj rows, bi cols]`` while it is in cache; a diagonal tile copies its
     upper triangle onto its lower one. So the result is exactly symmetric and independent of
-    the thread count. Half the
-    GEMM work of :func:`pairwise_sqeuclidean_gemm`; memory O(threads x block^2).
+    the thread count. Half the GEMM work of :func:`pairwise_sqeuclidean_gemm`; memory
+    O(threads x block^2).
     """
     m = X.shape[0]
     block = t_packed.shape[2]
