@@ -38,6 +38,26 @@ def test_identical_rows_give_exact_zero_and_no_negatives(rng, d):
     assert D32[3, 10] == 0.0 and (np.diag(D32) == 0).all() and (D32 >= 0).all()
 
 
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean"])
+def test_duplicates_in_different_tiles_are_exactly_zero_both_ways(rng, metric):
+    # 300 rows: 128-row tiles, so (5, 250) lies in an off-diagonal tile whose mirror is
+    # written from the cached tile; far from the origin the GEMM key cancels and must be
+    # recomputed exactly (on the tile, before the square root and the mirror copy)
+    X = rng.standard_normal((300, 30)) * 1e3 + 1e4
+    X[250] = X[5]
+    X[140] = X[130]  # and inside a diagonal tile
+    D = pairwise_distances(X, metric=metric)
+    assert D[5, 250] == 0.0 and D[250, 5] == 0.0
+    assert D[130, 140] == 0.0 and D[140, 130] == 0.0
+    np.testing.assert_array_equal(D, D.T)
+    expected = sq_euclidean(X, X)
+    if metric == "euclidean":
+        expected = np.sqrt(expected)
+    np.testing.assert_allclose(D, expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(pairwise_distances(X[:150], X, metric=metric), expected[:150],
+                               rtol=1e-6, atol=1e-6)
+
+
 def test_mahalanobis_equals_transformed_euclidean(rng):
     X = rng.standard_normal((40, 5))
     L = rng.standard_normal((3, 5))

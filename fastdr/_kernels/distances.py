@@ -176,28 +176,31 @@ def pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms, tol, t
             np.dot(q_packed[q0:q1], t_packed[tb], keys)
             for r in range(q1 - q0):
                 i = q0 + r
-                _finish_row(Q[i], T, keys[r], q_norms[i], t_norms, tol, take_sqrt, t0, t1,
-                            out[i])
+                _finish_keys_row(Q[i], T, keys[r], q_norms[i], t_norms, tol, take_sqrt, t0,
+                                 t1)
+                for c in range(t1 - t0):
+                    out[i, t0 + c] = keys[r, c]
 
 
 @njit(cache=True, inline="always")
-def _finish_row(q, T, keys_row, qn, t_norms, tol, take_sqrt, t0, t1, out_row):
-    """``out_row[t0:t1]`` from one row of GEMM keys: a vectorised pass adds the query norm
-    and flags cancellation; only a flagged row piece is revisited for exact values; then the
-    square roots, in place while the piece is in cache."""
+def _finish_keys_row(q, T, keys_row, qn, t_norms, tol, take_sqrt, t0, t1):
+    """Turn ``keys_row[:t1 - t0]`` (GEMM keys of q against targets t0..t1) into squared (or
+    plain) distances in place, while the row is in cache: a vectorised pass adds the query
+    norm and flags cancellation; only a flagged row is revisited for exact values; then the
+    square roots."""
+    cols = t1 - t0
     flagged = False
-    for c in range(t1 - t0):
+    for c in range(cols):
         value = keys_row[c] + qn
-        out_row[t0 + c] = value
+        keys_row[c] = value
         flagged |= value < tol * (qn + t_norms[t0 + c])
     if flagged:
-        for c in range(t1 - t0):
-            j = t0 + c
-            if out_row[j] < tol * (qn + t_norms[j]):
-                out_row[j] = sqdist_exact(q, T[j])
+        for c in range(cols):
+            if keys_row[c] < tol * (qn + t_norms[t0 + c]):
+                keys_row[c] = sqdist_exact(q, T[t0 + c])
     if take_sqrt:
-        for c in range(t0, t1):
-            out_row[c] = np.sqrt(out_row[c])
+        for c in range(cols):
+            keys_row[c] = np.sqrt(keys_row[c])
 
 
 @njit(cache=True, parallel=True)
@@ -205,9 +208,10 @@ def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out):
     """Fill ``out`` (m, m) with the distances of X to itself, computing each pair once.
 
     Tiles (bi, bj) with bi <= bj of ``block`` = ``t_packed.shape[2]`` rows each: one GEMM
-    gives the tile, which is finished row by row into ``out[bi rows, bj cols]`` and written
-    transposed into ``out[bj rows, bi cols]`` while it is in cache; a diagonal tile copies its
-    upper triangle onto its lower one. So the result is exactly symmetric and independent of
+    gives the tile, which is finished in place (norms, exact fixes, square roots) and then
+    written to ``out[bi rows, bj cols]`` and, transposed, to ``out[bj rows, bi cols]``; a
+    diagonal tile copies its upper triangle onto its lower one. ``out`` is written once and
+    never read. So the result is exactly symmetric and independent of
     the thread count. Half the GEMM work of :func:`pairwise_sqeuclidean_gemm`; memory
     O(threads x block^2).
     """
@@ -230,21 +234,25 @@ def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out):
         r1 = min(m, r0 + block)
         c0 = bj * block
         c1 = min(m, c0 + block)
-        keys = np.empty((r1 - r0, block), dtype=packed.dtype)
+        rows = r1 - r0
+        cols = c1 - c0
+        keys = np.empty((rows, block), dtype=packed.dtype)
         np.dot(packed[r0:r1], t_packed[bj], keys)
-        for r in range(r1 - r0):
+        for r in range(rows):
             i = r0 + r
-            _finish_row(X[i], X, keys[r], norms[i], norms, tol, take_sqrt, c0, c1, out[i])
-        if bi != bj:
-            for j in range(c0, c1):
-                row = out[j]
-                for i in range(r0, r1):
-                    row[i] = out[i, j]
+            _finish_keys_row(X[i], X, keys[r], norms[i], norms, tol, take_sqrt, c0, c1)
+            for c in range(cols):
+                out[i, c0 + c] = keys[r, c]
+        if bi != bj:  # the mirror tile from the cached one, 16 output rows at a time
+            for j0 in range(0, cols, 16):
+                j1 = min(cols, j0 + 16)
+                for r in range(rows):
+                    for c in range(j0, j1):
+                        out[c0 + c, r0 + r] = keys[r, c]
         else:  # the GEMM rounds (i, j) and (j, i) apart: the upper triangle is kept
-            for i in range(r0 + 1, r1):
-                row = out[i]
-                for j in range(r0, i):
-                    row[j] = out[j, i]
+            for r in range(1, rows):
+                for c in range(r):
+                    out[r0 + r, c0 + c] = keys[c, r]
 
 
 @njit(cache=True, parallel=True)
