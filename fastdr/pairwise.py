@@ -8,9 +8,11 @@ from ._config import (
     PAIRWISE_QUERY_BLOCK,
     PAIRWISE_SELF_BLOCK,
     PAIRWISE_SMALL_ROWS,
+    PAIRWISE_STREAM_MIN_BYTES,
 )
 from ._distance_checks import check_distance_magnitude
 from ._kernels import distances as dist_kernels
+from ._kernels.streaming import misalignment
 from ._metric import resolve_neighbors_metric
 from ._norm_trick import norm_trick_setup, prep_kernel, target_block
 from ._parallel import parallel_section
@@ -100,6 +102,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
     if Y is not None:  # without Y, Q is T: its rows were just checked against this centre
         check_distance_magnitude(Q, centre=centre)
     out = np.empty((m, n), dtype=X.dtype)
+    stream = misalignment(out, PAIRWISE_STREAM_MIN_BYTES)
     with parallel_section(n_jobs):
         if Q.shape[1] < GEMM_MIN_DIM:
             dist_kernels.pairwise_sqeuclidean_direct(Q, T, not squared, out)
@@ -112,14 +115,14 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
                 t_packed = prep_kernel(dist_kernels.pack_targets, T)(
                     T, trick.centre, trick.t_norms.astype(T.dtype), block)
                 dist_kernels.pairwise_self_gemm(T, packed, t_packed, trick.t_norms,
-                                                trick.tol, not squared, out)
+                                                trick.tol, not squared, out, stream)
                 return out
             t_packed = prep_kernel(dist_kernels.pack_targets, T)(
                 T, trick.centre, trick.t_norms.astype(T.dtype), target_block(n))
             q_packed = prep_kernel(dist_kernels.pack_queries, Q)(Q, trick.centre)
             dist_kernels.pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, trick.q_norms,
                                                    trick.t_norms, trick.tol, not squared,
-                                                   PAIRWISE_QUERY_BLOCK, out)
+                                                   PAIRWISE_QUERY_BLOCK, out, stream)
     return out
 
 

@@ -161,3 +161,39 @@ def test_self_distances_on_both_tile_sizes_and_set_up_paths(rng, monkeypatch, m,
     D = pairwise_distances(X)
     np.testing.assert_allclose(D, np.sqrt(sq_euclidean(X, X)), rtol=1e-10, atol=1e-10)
     np.testing.assert_array_equal(D, D.T)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("m", [301, 600])  # ragged rows (every line offset) and tiles
+def test_streaming_stores_give_the_same_matrix(rng, monkeypatch, dtype, m):
+    import importlib
+
+    pairwise_module = importlib.import_module("fastdr.pairwise")
+    X = (rng.standard_normal((m, 24)) * 3 + 1).astype(dtype)
+    Q = X[: m // 3 + 5]
+    plain = pairwise_distances(X), pairwise_distances(Q, X, metric="sqeuclidean")
+    monkeypatch.setattr(pairwise_module, "PAIRWISE_STREAM_MIN_BYTES", 0)
+    streamed = pairwise_distances(X), pairwise_distances(Q, X, metric="sqeuclidean")
+    for a, b in zip(plain, streamed, strict=True):
+        assert a.dtype == b.dtype == dtype
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(streamed[0] ** 2, sq_euclidean(X, X), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_stream_copy_writes_exactly_its_range_at_any_alignment(dtype):
+    from fastdr._kernels.streaming import misalignment, stream_copy
+
+    src = np.arange(1, 101, dtype=dtype)
+    for offset in range(17):  # every start of the view within a line
+        buffer = np.zeros(400, dtype=dtype)
+        dst = buffer[offset:]
+        shift = misalignment(dst, 0)
+        assert 0 <= shift < 64 // dst.itemsize
+        for start, n in [(0, 100), (5, 37), (64, 3), (11, 0), (200, 100)]:
+            dst[:] = 0
+            stream_copy(dst, start, src, n, shift)
+            expected = np.zeros_like(dst)
+            expected[start:start + n] = src[:n]
+            np.testing.assert_array_equal(dst, expected)
+    assert misalignment(np.zeros(10, dtype=dtype), 1 << 20) == -1  # too small: plain stores

@@ -15,6 +15,8 @@ Exact distances always accumulate in float64, so identical rows give exactly 0.
 import numpy as np
 from numba import njit, prange
 
+from .streaming import store_fence, stream_copy
+
 
 @njit(cache=True, inline="always")
 def sqdist_exact(x, y):
@@ -154,17 +156,19 @@ def pack_targets_serial(T, centre, norms, block):
 
 @njit(cache=True, parallel=True)
 def pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms, tol, take_sqrt,
-                              q_block, out):
+                              q_block, out, stream):
     """Fill ``out`` (m, n) with squared (or plain) Euclidean distances via the norm trick.
 
     Parallel over blocks of ``q_block`` query rows; each iteration writes only its own rows of
-    ``out``. Values below ``tol * (|q - c|^2 + |t - c|^2)`` are recomputed exactly.
+    ``out``. Values below ``tol * (|q - c|^2 + |t - c|^2)`` are recomputed exactly. ``stream``
+    is :func:`fastdr._kernels.streaming.misalignment` of ``out`` (-1: plain stores).
     Time O(m n d), extra memory O(q_block x t_block) per iteration (the GEMM's result).
     """
     m = Q.shape[0]
     n = T.shape[0]
     t_block = t_packed.shape[2]
     n_q_blocks = (m + q_block - 1) // q_block
+    flat = out.reshape(-1)
     for qb in prange(n_q_blocks):
         q0 = qb * q_block
         q1 = min(m, q0 + q_block)
@@ -178,8 +182,8 @@ def pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms, tol, t
                 i = q0 + r
                 _finish_keys_row(Q[i], T, keys[r], q_norms[i], t_norms, tol, take_sqrt, t0,
                                  t1)
-                for c in range(t1 - t0):
-                    out[i, t0 + c] = keys[r, c]
+                stream_copy(flat, i * n + t0, keys[r], t1 - t0, stream)
+        store_fence()
 
 
 @njit(cache=True, inline="always")
@@ -204,16 +208,17 @@ def _finish_keys_row(q, T, keys_row, qn, t_norms, tol, take_sqrt, t0, t1):
 
 
 @njit(cache=True, parallel=True)
-def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out):
+def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out, stream):
     """Fill ``out`` (m, m) with the distances of X to itself, computing each pair once.
 
     Tiles (bi, bj) with bi <= bj of ``block`` = ``t_packed.shape[2]`` rows each: one GEMM
     gives the tile, which is finished in place (norms, exact fixes, square roots) and then
     written to ``out[bi rows, bj cols]`` and, transposed, to ``out[bj rows, bi cols]``; a
-    diagonal tile copies its upper triangle onto its lower one. ``out`` is written once and
-    never read. So the result is exactly symmetric and independent of
-    the thread count. Half the GEMM work of :func:`pairwise_sqeuclidean_gemm`; memory
-    O(threads x block^2).
+    diagonal tile copies its upper triangle onto its lower one. So the result is exactly
+    symmetric and independent of the thread count. ``out`` is written once and never read,
+    with streaming stores unless ``stream`` (the misalignment from
+    :func:`fastdr._kernels.streaming.misalignment`) is -1. Half the GEMM work of
+    :func:`pairwise_sqeuclidean_gemm`; memory O(threads x block^2).
     """
     m = X.shape[0]
     block = t_packed.shape[2]
@@ -227,6 +232,7 @@ def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out):
             pair_i[p] = bi
             pair_j[p] = bj
             p += 1
+    flat = out.reshape(-1)
     for p in prange(n_pairs):
         bi = pair_i[p]
         bj = pair_j[p]
@@ -237,22 +243,26 @@ def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out):
         rows = r1 - r0
         cols = c1 - c0
         keys = np.empty((rows, block), dtype=packed.dtype)
+        mirror = np.empty((16, block), dtype=packed.dtype)
         np.dot(packed[r0:r1], t_packed[bj], keys)
         for r in range(rows):
             i = r0 + r
             _finish_keys_row(X[i], X, keys[r], norms[i], norms, tol, take_sqrt, c0, c1)
-            for c in range(cols):
-                out[i, c0 + c] = keys[r, c]
+        if bi == bj:  # the GEMM rounds (i, j) and (j, i) apart: the upper triangle is kept
+            for r in range(1, rows):
+                for c in range(r):
+                    keys[r, c] = keys[c, r]
+        for r in range(rows):
+            stream_copy(flat, (r0 + r) * m + c0, keys[r], cols, stream)
         if bi != bj:  # the mirror tile from the cached one, 16 output rows at a time
             for j0 in range(0, cols, 16):
                 j1 = min(cols, j0 + 16)
                 for r in range(rows):
                     for c in range(j0, j1):
-                        out[c0 + c, r0 + r] = keys[r, c]
-        else:  # the GEMM rounds (i, j) and (j, i) apart: the upper triangle is kept
-            for r in range(1, rows):
-                for c in range(r):
-                    out[r0 + r, c0 + c] = keys[c, r]
+                        mirror[c - j0, r] = keys[r, c]
+                for c in range(j0, j1):
+                    stream_copy(flat, (c0 + c) * m + r0, mirror[c - j0], rows, stream)
+        store_fence()
 
 
 @njit(cache=True, parallel=True)
