@@ -39,21 +39,25 @@ def test_heap_push_rejects_worse_and_tie_with_larger_index():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_reservoir_keeps_the_smallest_by_key_then_index(seed):
-    from fastdr._kernels.reservoir import reservoir_finish, reservoir_offer
+    # the screen's reservoir (appends inline, compactions by keep_smallest) over one row of
+    # 500 keys: 7 full chunks of 64 and a ragged tail of 52, many ties, a small reservoir
+    from fastdr._kernels.knn_screen import _screen_tile
+    from fastdr._kernels.reservoir import reservoir_finish
 
     rng = np.random.default_rng(seed)
     keys = rng.integers(0, 20, 500).astype(np.float64)  # many ties
     n = 7
-    buf_d = np.empty(n + 5)
-    buf_i = np.empty(n + 5, dtype=np.int64)
-    count, threshold = 0, np.inf
-    for j, key in enumerate(keys):
-        if key <= threshold:
-            count, threshold = reservoir_offer(buf_d, buf_i, count, n, threshold, key, j)
-    kept, largest = reservoir_finish(buf_d, buf_i, count, n)
+    buf_d = np.empty((1, n + 5))
+    buf_i = np.empty((1, n + 5), dtype=np.int64)
+    counts = np.zeros(1, dtype=np.int64)
+    thresholds = np.full(1, np.inf)
+    for t0 in (0, 250):  # two target blocks, as the kernel offers them
+        _screen_tile(np.ascontiguousarray(keys[None, t0:t0 + 250]), 250, t0,
+                     np.full(1, -1, dtype=np.int64), buf_d, buf_i, counts, thresholds, n)
+    kept, largest = reservoir_finish(buf_d[0], buf_i[0], counts[0], n)
     order = np.lexsort((np.arange(keys.size), keys))[:n]
     assert kept == n and largest == keys[order].max()
-    got = sorted(zip(buf_d[:kept], buf_i[:kept], strict=True))
+    got = sorted(zip(buf_d[0, :kept], buf_i[0, :kept], strict=True))
     assert got == sorted(zip(keys[order], order, strict=True))
 
 

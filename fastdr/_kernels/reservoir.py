@@ -9,7 +9,9 @@ heap's: the n smallest keys by (key, index), so ties go to the smaller index.
 
 State of one row: ``buf_d[:count]`` and ``buf_i[:count]`` hold the candidates, and
 ``threshold`` is +inf until the first compaction. Keys above the threshold can never be
-among the n smallest (n kept keys are at or below it).
+among the n smallest (n kept keys are at or below it). The appends are written inline by the
+caller (:func:`fastdr._kernels.knn_screen._screen_tile`): a helper taking the buffers cost
+reference counting on every key that passes.
 """
 
 import numpy as np
@@ -66,20 +68,6 @@ def keep_smallest(buf_d, buf_i, count, n):
     for c in range(1, n):
         largest = max(largest, buf_d[c])
     return largest
-
-
-@njit(cache=True, inline="always")
-def reservoir_offer(buf_d, buf_i, count, n, threshold, key, j):
-    """Append candidate (key, j) to a row's reservoir (the caller checked ``key <=
-    threshold``); compact when full. Returns the new (count, threshold)."""
-    if count == buf_d.shape[0]:
-        threshold = keep_smallest(buf_d, buf_i, count, n)
-        count = n
-        if key > threshold:
-            return count, threshold
-    buf_d[count] = key
-    buf_i[count] = j
-    return count + 1, threshold
 
 
 @njit(cache=True)
