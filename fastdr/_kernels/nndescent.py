@@ -86,9 +86,10 @@ def _contains(idx, j):
 
 
 @njit(cache=True, inline="always")
-def _row_contains(idx, p, j):
+def _row_contains(idx, p, j, n=-1):
+    """j is among ``idx[p, :n]`` (the whole row when n is -1)."""
     found = False
-    for t in range(idx.shape[1]):  # no early exit: the compare-and-or loop vectorises
+    for t in range(idx.shape[1] if n < 0 else n):  # no early exit: the loop vectorises
         found |= idx[p, t] == j
     return found
 
@@ -212,13 +213,13 @@ def sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed, new_i, o
                 if is_new:
                     if sample_new:
                         _offer(new_p, new_c, hash3(seed, min(i, j), max(i, j)), j)
-                    elif not _prefix_contains(new_i, i, f_new, j):
+                    elif not _row_contains(new_i, i, j, f_new):
                         new_i[i, f_new] = j
                         f_new += 1
                 else:
                     if sample_old:
                         _offer(old_p, old_c, hash3(seed, min(i, j), max(i, j)), j)
-                    elif not _prefix_contains(old_i, i, f_old, j):
+                    elif not _row_contains(old_i, i, j, f_old):
                         old_i[i, f_old] = j
                         f_old += 1
             if sample_new:
@@ -227,15 +228,6 @@ def sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed, new_i, o
             if sample_old:
                 for t in range(c):
                     old_i[i, t] = old_c[t]
-
-
-@njit(cache=True, inline="always")
-def _prefix_contains(idx, p, n, j):
-    """j is among ``idx[p, :n]``."""
-    found = False
-    for t in range(n):
-        found |= idx[p, t] == j
-    return found
 
 
 @njit(cache=True, parallel=True)
