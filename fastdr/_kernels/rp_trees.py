@@ -63,6 +63,13 @@ def _grow(arr, size):
 def build_tree(X, seed, leaf_size):
     """Build one random-projection tree over the rows of X. O(m d depth) time, O(m) memory.
 
+    The tree grows one level at a time: the hyperplanes of all the level's nodes are drawn
+    first, then one pass over the rows in storage order computes every margin (each row
+    knows its node through ``node_of``), then each node's range of ``perm`` is partitioned
+    (stably). Reading X in order rather than node by node through ``perm`` turns a random
+    gather into a stream (about 2x faster a tree at 100,000 x 50, measured); the nodes, their
+    numbering (breadth first) and the splits are the same either way.
+
     Parameters
     ----------
     X : (m, d) float array
@@ -89,8 +96,8 @@ def build_tree(X, seed, leaf_size):
     for i in range(m):
         perm[i] = i
     scratch = np.empty(m, dtype=np.int32)
-    goes_left = np.empty(m, dtype=np.bool_)
-    normal = np.empty(X.shape[1], dtype=X.dtype)
+    node_of = np.zeros(m, dtype=np.int32)  # every row's node on the level being split
+    goes_left = np.empty(m, dtype=np.bool_)  # by row id
     cap = 4 * (m // max(leaf_size, 1)) + 16
     lo = np.empty(cap, dtype=np.int64)
     hi = np.empty(cap, dtype=np.int64)
@@ -102,69 +109,78 @@ def build_tree(X, seed, leaf_size):
     lo[0] = 0
     hi[0] = m
     n_nodes = 1
-    node = 0
-    while node < n_nodes:
-        s = lo[node]
-        e = hi[node]
-        n = e - s
-        left[node] = -1
-        right[node] = -1
-        point_a[node] = -1
-        point_b[node] = -1
-        offset[node] = 0.0
-        if n <= leaf_size:
-            node += 1
-            continue
-        ia = s + np.int64(hash3(seed, node, 0) % np.uint64(n))
-        ib = s + np.int64(hash3(seed, node, 1) % np.uint64(n - 1))
-        if ib >= ia:
-            ib += 1
-        a = perm[ia]
-        b = perm[ib]
-        off = hyperplane(X[a], X[b], normal)
-        n_left = 0
-        for p in range(s, e):
-            g = hyperplane_margin(X[perm[p]], normal, off) > 0.0
-            goes_left[p] = g
-            n_left += g
-        if n_left == 0 or n_left == n:
-            # no hyperplane separates these points (duplicates): cut by position
-            n_left = n // 2
+    first = 0  # the level's nodes are [first, n_nodes)
+    while first < n_nodes:
+        last = n_nodes
+        normals = np.empty((last - first, X.shape[1]), dtype=X.dtype)
+        splits = np.zeros(last - first, dtype=np.bool_)
+        for node in range(first, last):
+            s = lo[node]
+            n = hi[node] - s
+            left[node] = -1
+            right[node] = -1
+            point_a[node] = -1
+            point_b[node] = -1
+            offset[node] = 0.0
+            if n <= leaf_size:
+                continue
+            ia = s + np.int64(hash3(seed, node, 0) % np.uint64(n))
+            ib = s + np.int64(hash3(seed, node, 1) % np.uint64(n - 1))
+            if ib >= ia:
+                ib += 1
+            point_a[node] = perm[ia]
+            point_b[node] = perm[ib]
+            offset[node] = hyperplane(X[perm[ia]], X[perm[ib]], normals[node - first])
+            splits[node - first] = True
+        for i in range(m):
+            r = node_of[i] - first
+            if r >= 0 and splits[r]:
+                goes_left[i] = hyperplane_margin(X[i], normals[r], offset[first + r]) > 0.0
+        for node in range(first, last):
+            if not splits[node - first]:
+                continue
+            s = lo[node]
+            e = hi[node]
+            n = e - s
+            n_left = 0
             for p in range(s, e):
-                goes_left[p] = p - s < n_left
-            a = -1
-            b = -1
-        pl = s
-        pr = s + n_left
-        for p in range(s, e):
-            if goes_left[p]:
-                scratch[pl] = perm[p]
-                pl += 1
-            else:
-                scratch[pr] = perm[p]
-                pr += 1
-        for p in range(s, e):
-            perm[p] = scratch[p]
-        point_a[node] = a
-        point_b[node] = b
-        offset[node] = off
-        if n_nodes + 2 > lo.shape[0]:
-            size = 2 * lo.shape[0]
-            lo = _grow(lo, size)
-            hi = _grow(hi, size)
-            left = _grow(left, size)
-            right = _grow(right, size)
-            point_a = _grow(point_a, size)
-            point_b = _grow(point_b, size)
-            offset = _grow(offset, size)
-        left[node] = n_nodes
-        right[node] = n_nodes + 1
-        lo[n_nodes] = s
-        hi[n_nodes] = s + n_left
-        lo[n_nodes + 1] = s + n_left
-        hi[n_nodes + 1] = e
-        n_nodes += 2
-        node += 1
+                n_left += goes_left[perm[p]]
+            if n_left == 0 or n_left == n:
+                # no hyperplane separates these points (duplicates): cut by position
+                n_left = n // 2
+                for p in range(s, e):
+                    goes_left[perm[p]] = p - s < n_left
+                point_a[node] = -1
+                point_b[node] = -1
+            pl = s
+            pr = s + n_left
+            for p in range(s, e):
+                if goes_left[perm[p]]:
+                    scratch[pl] = perm[p]
+                    pl += 1
+                else:
+                    scratch[pr] = perm[p]
+                    pr += 1
+            for p in range(s, e):
+                perm[p] = scratch[p]
+                node_of[perm[p]] = n_nodes + (p >= s + n_left)
+            if n_nodes + 2 > lo.shape[0]:
+                size = 2 * lo.shape[0]
+                lo = _grow(lo, size)
+                hi = _grow(hi, size)
+                left = _grow(left, size)
+                right = _grow(right, size)
+                point_a = _grow(point_a, size)
+                point_b = _grow(point_b, size)
+                offset = _grow(offset, size)
+            left[node] = n_nodes
+            right[node] = n_nodes + 1
+            lo[n_nodes] = s
+            hi[n_nodes] = s + n_left
+            lo[n_nodes + 1] = s + n_left
+            hi[n_nodes + 1] = e
+            n_nodes += 2
+        first = last
     return (perm, lo[:n_nodes].copy(), hi[:n_nodes].copy(), left[:n_nodes].copy(),
             right[:n_nodes].copy(), point_a[:n_nodes].copy(), point_b[:n_nodes].copy(),
             offset[:n_nodes].copy())
