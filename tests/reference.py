@@ -308,3 +308,36 @@ def dykstra_psd_halfspace(B, S, level, n_iter=20000):
             break
         A = A_new
     return A
+
+
+def rp_tree(X, seed, leaf_size, pick):
+    """Random-projection tree, node by node (breadth first), splits in float64.
+
+    ``pick(seed, node, j)`` is the tree's hash (j = 0, 1 draws the two split points). Returns
+    the node list as (lo, hi, left, right, a, b) tuples and the point order.
+    """
+    perm = list(range(X.shape[0]))
+    nodes = [[0, X.shape[0], -1, -1, -1, -1]]
+    node = 0
+    while node < len(nodes):
+        lo, hi = nodes[node][:2]
+        n = hi - lo
+        if n > leaf_size:
+            ia = pick(seed, node, 0) % n
+            ib = pick(seed, node, 1) % (n - 1)
+            ib += ib >= ia
+            a, b = perm[lo + ia], perm[lo + ib]
+            normal = X[a].astype(np.float64) - X[b]
+            offset = 0.5 * (X[a].astype(np.float64) @ X[a] - X[b].astype(np.float64) @ X[b])
+            members = perm[lo:hi]
+            side = [X[p].astype(np.float64) @ normal - offset > 0 for p in members]
+            if not any(side) or all(side):  # inseparable: cut by position
+                side = [t < n // 2 for t in range(n)]
+                a = b = -1
+            perm[lo:hi] = ([p for p, s in zip(members, side, strict=True) if s]
+                           + [p for p, s in zip(members, side, strict=True) if not s])
+            cut = lo + int(sum(side))
+            nodes[node][2:] = [len(nodes), len(nodes) + 1, a, b]
+            nodes += [[lo, cut, -1, -1, -1, -1], [cut, hi, -1, -1, -1, -1]]
+        node += 1
+    return [tuple(t) for t in nodes], perm

@@ -362,6 +362,22 @@ def test_leaf_gram_matrices_are_announced_to_the_memory_budget(monkeypatch):
     nndescent_graph(X, 5, leaf_size=500, n_jobs=1)  # 2 MB: fits
 
 
+@pytest.mark.parametrize("X, leaf_size", [
+    (clustered(3000, 20), 100),
+    (np.repeat(clustered(40, 5), 9, axis=0), 12),  # duplicates: positional cuts
+    (clustered(50, 3), 60),  # one leaf
+])
+def test_rp_tree_matches_the_node_by_node_reference(X, leaf_size):
+    from fastdr._kernels.rp_trees import build_tree, hash3
+
+    from .reference import rp_tree
+
+    perm, lo, hi, left, right, a, b, _ = build_tree(X, np.uint64(7), leaf_size)
+    nodes, order = rp_tree(X, 7, leaf_size, lambda s, node, j: int(hash3(s, node, j)))
+    assert list(zip(lo, hi, left, right, a, b, strict=True)) == nodes
+    assert perm.tolist() == order
+
+
 @pytest.mark.parametrize("kwargs, exc, match", [
     ({"n_neighbors": 0}, ValueError, "n_neighbors must be >= 1"),
     ({"n_neighbors": 30}, ValueError, "n_neighbors=30 must be smaller than the number of points"),
