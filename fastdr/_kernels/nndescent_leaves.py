@@ -112,8 +112,9 @@ def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i, l
     Only the row's ``width`` smallest keys are offered, not all n. With at least ``width``
     blocks of 16 keys, the ``width``-th smallest block minimum bounds them (each of those
     blocks holds a key at or below it); :func:`_kth_smallest` finds it among the minima
-    (``lows``, n/16 + 1 entries). One branch-free pass then keeps the few keys under that
-    bound and an insertion sort ranks them; a small leaf, or many ties under the bound, takes
+    (``lows``, n/16 + 1 entries). One pass then keeps the few keys under that bound, in
+    order (a bit mask of LANE compares at a time, visiting only its set bits), and an
+    insertion sort ranks them; a small leaf, or many ties under the bound, takes
     a plain local heap instead. A row still empty is written directly: the kept keys in
     descending order (empty slots first) already form a valid max-heap. ``buf_d`` and
     ``buf_i`` hold at least n + 1 entries.
@@ -129,7 +130,16 @@ def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i, l
                 low = min(low, keys[b])
             lows[g] = low
         limit = _kth_smallest(lows[:n_blocks], width)
-        for b in range(n):  # branch-free compaction: every key is written, the kept advance
+        full = n - n % LANE
+        for b0 in range(0, full, LANE):  # few keys pass: visit only the set bits of a mask
+            mask = hit_mask(keys[b0:b0 + LANE], limit)
+            while mask:
+                b = b0 + np.int64(trailing_zeros(mask))
+                mask &= mask - np.uint64(1)
+                buf_d[f] = keys[b]
+                buf_i[f] = members[b]
+                f += 1
+        for b in range(full, n):  # branch-free tail: every key is written, the kept advance
             buf_d[f] = keys[b]
             buf_i[f] = members[b]
             f += keys[b] <= limit
