@@ -18,7 +18,10 @@ from .nndescent import (
     sort_row,
     sq_distance,
 )
+from .prefetch import prefetch_row
 from .rp_trees import hash3
+
+_AHEAD = 8  # rows prefetched ahead in the gathers of a leaf's scattered members
 
 
 @njit(cache=True, parallel=True)
@@ -66,6 +69,8 @@ def _centred_leaf_gram(X, members):
     d = X.shape[1]
     mean = np.zeros(d, dtype=np.float64)
     for a in range(n):
+        if a + _AHEAD < n:  # the members are scattered rows: overlap their misses
+            prefetch_row(X, members[a + _AHEAD])
         row = X[members[a]]
         for f in range(d):
             mean[f] += row[f]
@@ -222,6 +227,11 @@ def _join_leaf(X, members, lo, slot, heap_d, heap_i, heap_f):
     local_i = np.empty((n, width), dtype=heap_i.dtype)
     local_f = np.empty((n, width), dtype=heap_f.dtype)
     for a in range(n):
+        if a + _AHEAD < n:
+            q = members[a + _AHEAD]
+            prefetch_row(heap_d, q)
+            prefetch_row(heap_i, q)
+            prefetch_row(heap_f, q)
         p = members[a]
         for e in range(width):
             local_d[a, e] = heap_d[p, e]
