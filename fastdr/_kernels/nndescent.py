@@ -8,6 +8,15 @@ with the selection key as distance: squared Euclidean (``KEY_SQEUCLIDEAN``) or L
 as a "new" candidate. Exact distances (float64 accumulation) are computed only for the kept
 neighbours, by :func:`exact_sort`.
 
+Reference counts. A parallel kernel here allocates its scratch and hands each chunk to a
+serial worker compiled with ``_nrt=False`` (numba's flag for code that needs no runtime):
+there, row views and array arguments of inlined helpers cost no atomic reference-count
+updates. In NRT code every view of a shared array, and every inlined call taking arrays
+(``flagged_push``), updates the shared counter atomically, and the two threads fought over
+its cache line: incref and decref took about a quarter of the workers' samples in a build
+at 100,000 x 50 (perf). Workers cannot allocate (a slice assignment may: copy rows element
+by element).
+
 Determinism. Every kernel writes only its own rows, except the local join, which writes its
 proposed updates into one buffer per fixed chunk of points; :func:`apply_updates` then pushes
 them in chunk order. Candidate sampling draws priorities from a hash of (round seed, pair).
@@ -32,7 +41,7 @@ CAND_EMPTY = np.int32(2**31 - 1)  # empty slot of the int32 candidate lists (ids
 _UPDATE_AHEAD = 16  # proposals between a heap row's prefetch and its update
 
 
-@njit(cache=True, fastmath=set(FASTMATH))
+@njit(cache=True, fastmath=set(FASTMATH), _nrt=False)
 def sq_distance(x, y):
     """Squared Euclidean distance in the rows' dtype. O(d)."""
     acc = x[0] - x[0]
@@ -42,7 +51,7 @@ def sq_distance(x, y):
     return acc
 
 
-@njit(cache=True, fastmath=set(FASTMATH))
+@njit(cache=True, fastmath=set(FASTMATH), _nrt=False)
 def l1_distance(x, y):
     """L1 distance in the rows' dtype. O(d)."""
     acc = x[0] - x[0]
@@ -51,7 +60,7 @@ def l1_distance(x, y):
     return acc
 
 
-@njit(cache=True, fastmath=set(FASTMATH))
+@njit(cache=True, fastmath=set(FASTMATH), _nrt=False)
 def key_distance(x, y, metric):
     """Selection key of two rows in their dtype: squared Euclidean or L1. O(d)."""
     if metric == KEY_MANHATTAN:
@@ -59,7 +68,14 @@ def key_distance(x, y, metric):
     return sq_distance(x, y)
 
 
-@njit(cache=True, fastmath=set(FASTMATH))
+@njit(cache=True, _nrt=False)
+def key_to_row(q, X, j, metric):
+    """``key_distance(q, X[j], metric)`` for a caller that runs with reference counting: the
+    row view is made here, where it costs no atomic update of X's shared count. O(d)."""
+    return key_distance(q, X[j], metric)
+
+
+@njit(cache=True, fastmath=set(FASTMATH), _nrt=False)
 def exact_distance(x, y, code, x_norm, y_norm):
     """Exact distance in float64: squared Euclidean, L1, or cosine (1 - cos). O(d)."""
     acc = 0.0
@@ -175,76 +191,87 @@ def sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed, new_i, o
     :data:`CAND_EMPTY`); the priorities live in per-block scratch, not in (m, c) arrays.
     O(m (k + reverse degree) c).
     """
-    m, k = heap_i.shape
+    m = heap_i.shape[0]
     c = new_i.shape[1]
     block = 256
     for blk in prange((m + block - 1) // block):
-        # the sampled lists are heaps in local arrays, copied out once: row views of new_i
-        # and old_i on every offer cost reference counting (about 7% of this kernel)
+        # the sampled lists are heaps in local arrays, copied out once
         new_p = np.empty(c, dtype=np.uint64)
         old_p = np.empty(c, dtype=np.uint64)
         new_c = np.empty(c, dtype=np.int32)
         old_c = np.empty(c, dtype=np.int32)
-        for i in range(blk * block, min(m, (blk + 1) * block)):
+        _sample_block(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed, new_i, old_i,
+                      blk * block, min(m, (blk + 1) * block), new_p, old_p, new_c, old_c)
+
+
+@njit(cache=True, _nrt=False)
+def _sample_block(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed, new_i, old_i, lo, hi,
+                  new_p, old_p, new_c, old_c):
+    """Serial body of :func:`sample_candidates` for points [lo, hi)."""
+    k = heap_i.shape[1]
+    c = new_i.shape[1]
+    for i in range(lo, hi):
+        for t in range(c):
+            new_i[i, t] = CAND_EMPTY
+            old_i[i, t] = CAND_EMPTY
+        n_edges = k + rev_ptr[i + 1] - rev_ptr[i]
+        n_new = 0
+        for t in range(n_edges):
+            j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
+            if j != INDEX_SENTINEL and is_new:
+                n_new += 1
+        if n_new == 0:
+            continue  # no local join without a new candidate: old ones are not needed
+        n_old = n_edges - n_new  # an upper bound (sentinels count): only picks the path
+        sample_new = n_new > c
+        sample_old = n_old > c
+        if sample_new:
+            new_p[:] = PRIORITY_EMPTY
+            new_c[:] = CAND_EMPTY
+        if sample_old:
+            old_p[:] = PRIORITY_EMPTY
+            old_c[:] = CAND_EMPTY
+        f_new = 0
+        f_old = 0
+        for t in range(n_edges):
+            j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
+            if j == INDEX_SENTINEL:
+                continue
+            if is_new:
+                if sample_new:
+                    _offer(new_p, new_c, hash3(seed, min(i, j), max(i, j)), j)
+                elif not _row_contains(new_i, i, j, f_new):
+                    new_i[i, f_new] = j
+                    f_new += 1
+            else:
+                if sample_old:
+                    _offer(old_p, old_c, hash3(seed, min(i, j), max(i, j)), j)
+                elif not _row_contains(old_i, i, j, f_old):
+                    old_i[i, f_old] = j
+                    f_old += 1
+        if sample_new:
             for t in range(c):
-                new_i[i, t] = CAND_EMPTY
-                old_i[i, t] = CAND_EMPTY
-            n_edges = k + rev_ptr[i + 1] - rev_ptr[i]
-            n_new = 0
-            for t in range(n_edges):
-                j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
-                if j != INDEX_SENTINEL and is_new:
-                    n_new += 1
-            if n_new == 0:
-                continue  # no local join without a new candidate: old ones are not needed
-            n_old = n_edges - n_new  # an upper bound (sentinels count): only picks the path
-            sample_new = n_new > c
-            sample_old = n_old > c
-            if sample_new:
-                new_p[:] = PRIORITY_EMPTY
-                new_c[:] = CAND_EMPTY
-            if sample_old:
-                old_p[:] = PRIORITY_EMPTY
-                old_c[:] = CAND_EMPTY
-            f_new = 0
-            f_old = 0
-            for t in range(n_edges):
-                j, is_new = _edge(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, i, t, k)
-                if j == INDEX_SENTINEL:
-                    continue
-                if is_new:
-                    if sample_new:
-                        _offer(new_p, new_c, hash3(seed, min(i, j), max(i, j)), j)
-                    elif not _row_contains(new_i, i, j, f_new):
-                        new_i[i, f_new] = j
-                        f_new += 1
-                else:
-                    if sample_old:
-                        _offer(old_p, old_c, hash3(seed, min(i, j), max(i, j)), j)
-                    elif not _row_contains(old_i, i, j, f_old):
-                        old_i[i, f_old] = j
-                        f_old += 1
-            if sample_new:
-                for t in range(c):
-                    new_i[i, t] = new_c[t]
-            if sample_old:
-                for t in range(c):
-                    old_i[i, t] = old_c[t]
+                new_i[i, t] = new_c[t]
+        if sample_old:
+            for t in range(c):
+                old_i[i, t] = old_c[t]
 
 
 @njit(cache=True, parallel=True)
 def retire_sampled(heap_i, heap_f, new_i):
     """Clear the flag of edges i -> j whose j was sampled into new(i). O(m k c)."""
-    m, k = heap_i.shape
-    for i in prange(m):
-        for t in range(k):
-            if heap_f[i, t]:
-                j = heap_i[i, t]
-                if _contains(new_i[i], j):
-                    heap_f[i, t] = 0
+    for i in prange(heap_i.shape[0]):
+        _retire_row(heap_i, heap_f, new_i, i)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def _retire_row(heap_i, heap_f, new_i, i):
+    for t in range(heap_i.shape[1]):
+        if heap_f[i, t] and _row_contains(new_i, i, heap_i[i, t]):
+            heap_f[i, t] = 0
+
+
+@njit(cache=True, inline="always")
 def _emit(buf_t, buf_s, buf_d, pos, target, source, d):
     buf_t[pos] = target
     buf_s[pos] = source
@@ -260,8 +287,7 @@ def local_join(X, metric, heap_d, new_i, old_i, start, stop, chunk, cap,
     heaps as the earlier blocks left them (the push filters again). A point's candidates are
     first copied into a local block (rows and bounds), so each row is read from memory once
     rather than once per pair, and the next point's candidate rows are prefetched while the
-    current point's pairs are computed (local_join at 100,000 x 50 float32: about 17% less
-    time, measured on the same inputs).
+    current point's pairs are computed.
     Chunk c (points start + c chunk ...) writes only buf[c cap : (c + 1) cap] and buf_n[c];
     ``cap`` must hold c (c - 1) + 2 c^2 proposals per point. Heaps are only read.
     O(points c^2 d).
@@ -277,38 +303,49 @@ def local_join(X, metric, heap_d, new_i, old_i, start, stop, chunk, cap,
         block = np.empty((n_new + n_old, d), dtype=X.dtype)
         ids = np.empty(n_new + n_old, dtype=np.int64)
         bnd = np.empty(n_new + n_old, dtype=heap_d.dtype)
-        for i in range(lo, hi):
-            if i + 1 < hi:
-                _prefetch_candidates(X, heap_d, new_i, old_i, i + 1)
-            n_fresh = _count_fresh(new_i[i])
-            if n_fresh == 0:
-                continue  # nothing new to join: skip gathering the old candidates
-            n = 0
-            for a in range(n_new + n_old):
-                p = new_i[i, a] if a < n_new else old_i[i, a - n_new]
-                if p == CAND_EMPTY:
+        buf_n[c] = _join_chunk(X, metric, heap_d, new_i, old_i, lo, hi, pos, block, ids, bnd,
+                               buf_t, buf_s, buf_d) - pos
+
+
+@njit(cache=True, _nrt=False)
+def _join_chunk(X, metric, heap_d, new_i, old_i, lo, hi, pos, block, ids, bnd,
+                buf_t, buf_s, buf_d):
+    """Serial body of :func:`local_join` for points [lo, hi); returns the next buffer slot."""
+    n_new = new_i.shape[1]
+    n_old = old_i.shape[1]
+    for i in range(lo, hi):
+        if i + 1 < hi:
+            _prefetch_candidates(X, heap_d, new_i, old_i, i + 1)
+        n_fresh = _count_fresh(new_i[i])
+        if n_fresh == 0:
+            continue  # nothing new to join: skip gathering the old candidates
+        n = 0
+        for a in range(n_new + n_old):
+            p = new_i[i, a] if a < n_new else old_i[i, a - n_new]
+            if p == CAND_EMPTY:
+                continue
+            ids[n] = p
+            bnd[n] = heap_d[p, 0]
+            for f in range(X.shape[1]):  # a slice assignment could allocate (NRT)
+                block[n, f] = X[p, f]
+            n += 1
+        for a in range(n_fresh):
+            p = ids[a]
+            for b in range(a + 1, n):
+                q = ids[b]
+                if q == p:
                     continue
-                ids[n] = p
-                bnd[n] = heap_d[p, 0]
-                block[n] = X[p]
-                n += 1
-            for a in range(n_fresh):
-                p = ids[a]
-                for b in range(a + 1, n):
-                    q = ids[b]
-                    if q == p:
-                        continue
-                    if metric == KEY_MANHATTAN:
-                        dist = l1_distance(block[a], block[b])
-                    else:
-                        dist = sq_distance(block[a], block[b])
-                    if dist <= bnd[a]:
-                        _emit(buf_t, buf_s, buf_d, pos, p, q, dist)
-                        pos += 1
-                    if dist <= bnd[b]:
-                        _emit(buf_t, buf_s, buf_d, pos, q, p, dist)
-                        pos += 1
-        buf_n[c] = pos - c * cap
+                if metric == KEY_MANHATTAN:
+                    dist = l1_distance(block[a], block[b])
+                else:
+                    dist = sq_distance(block[a], block[b])
+                if dist <= bnd[a]:
+                    _emit(buf_t, buf_s, buf_d, pos, p, q, dist)
+                    pos += 1
+                if dist <= bnd[b]:
+                    _emit(buf_t, buf_s, buf_d, pos, q, p, dist)
+                    pos += 1
+    return pos
 
 
 @njit(cache=True, inline="always")
@@ -343,23 +380,28 @@ def apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d, bu
     """
     m = heap_d.shape[0]
     for r in prange(n_parts):
-        lo = r * m // n_parts
-        hi = (r + 1) * m // n_parts
-        entered = 0
-        for c in range(n_chunks):
-            base = c * cap
-            end = base + buf_n[c]
-            for e in range(base, end):
-                if e + _UPDATE_AHEAD < end:
-                    ahead = buf_t[e + _UPDATE_AHEAD]
-                    if ahead >= lo and ahead < hi:
-                        prefetch_row(heap_d, ahead)
-                        prefetch_row(heap_i, ahead)
-                t = buf_t[e]
-                if t >= lo and t < hi and buf_d[e] <= heap_d[t, 0]:
-                    entered += flagged_push(heap_d, heap_i, heap_f, t, buf_d[e],
-                                            np.int64(buf_s[e]))
-        counts[r] = entered
+        counts[r] = _apply_part(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d,
+                                buf_n, r * m // n_parts, (r + 1) * m // n_parts)
+
+
+@njit(cache=True, _nrt=False)
+def _apply_part(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d, buf_n, lo, hi):
+    """Serial body of :func:`apply_updates` for heap rows [lo, hi); returns the entries."""
+    entered = 0
+    for c in range(n_chunks):
+        base = c * cap
+        end = base + buf_n[c]
+        for e in range(base, end):
+            if e + _UPDATE_AHEAD < end:
+                ahead = buf_t[e + _UPDATE_AHEAD]
+                if ahead >= lo and ahead < hi:
+                    prefetch_row(heap_d, ahead)
+                    prefetch_row(heap_i, ahead)
+            t = buf_t[e]
+            if t >= lo and t < hi and buf_d[e] <= heap_d[t, 0]:
+                entered += flagged_push(heap_d, heap_i, heap_f, t, buf_d[e],
+                                        np.int64(buf_s[e]))
+    return entered
 
 
 @njit(cache=True, parallel=True)
@@ -370,21 +412,26 @@ def sample_hits(X, metric, rows, heap_i, k):
     best (by key, then index) are counted in ``heap_i[rows[s]]``. Returns one count per
     sampled row. O(len(rows) m d).
     """
-    m = X.shape[0]
     hits = np.zeros(rows.shape[0], dtype=np.int64)
     for s in prange(rows.shape[0]):
-        r = rows[s]
-        best_d = np.full(k, np.inf, dtype=np.float64)
-        best_i = np.full(k, INDEX_SENTINEL, dtype=np.int64)
-        for j in range(m):
-            if j != r:
-                heap_push(best_d, best_i, np.float64(key_distance(X[r], X[j], metric)), j)
-        for t in range(k):
-            hits[s] += _contains(heap_i[r], best_i[t])
+        hits[s] = _row_hits(X, metric, rows[s], heap_i, np.full(k, np.inf),
+                            np.full(k, INDEX_SENTINEL, dtype=np.int64))
     return hits
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def _row_hits(X, metric, r, heap_i, best_d, best_i):
+    """Serial body of :func:`sample_hits` for row r (best_d, best_i: empty k-heaps)."""
+    for j in range(X.shape[0]):
+        if j != r:
+            heap_push(best_d, best_i, np.float64(key_distance(X[r], X[j], metric)), j)
+    hits = 0
+    for t in range(best_i.shape[0]):
+        hits += _contains(heap_i[r], best_i[t])
+    return hits
+
+
+@njit(cache=True, _nrt=False)
 def sort_row(dist, idx):
     """Insertion sort of one row by (distance, index); near-sorted rows cost O(k). O(k^2)."""
     for t in range(1, dist.shape[0]):
@@ -406,20 +453,26 @@ def exact_sort(Q, q_norms, T, t_norms, code, key_i, out_d, out_i):
     Empty slots (sentinel index) keep distance inf and sort last. The next row's neighbour
     rows are prefetched while this row's distances are computed.
     """
+    for i in prange(key_i.shape[0]):
+        _exact_row(Q, q_norms, T, t_norms, code, key_i, out_d, out_i, i)
+
+
+@njit(cache=True, _nrt=False)
+def _exact_row(Q, q_norms, T, t_norms, code, key_i, out_d, out_i, i):
+    """Serial body of :func:`exact_sort` for row i."""
     m, k = key_i.shape
-    for i in prange(m):
-        if i + 1 < m:
-            for t in range(k):
-                if key_i[i + 1, t] != INDEX_SENTINEL:
-                    prefetch_row(T, key_i[i + 1, t])
+    if i + 1 < m:
         for t in range(k):
-            j = key_i[i, t]
-            out_i[i, t] = j
-            if j == INDEX_SENTINEL:
-                out_d[i, t] = np.inf
-            else:
-                out_d[i, t] = exact_distance(Q[i], T[j], code, q_norms[i], t_norms[j])
-        sort_row(out_d[i], out_i[i])
+            if key_i[i + 1, t] != INDEX_SENTINEL:
+                prefetch_row(T, key_i[i + 1, t])
+    for t in range(k):
+        j = key_i[i, t]
+        out_i[i, t] = j
+        if j == INDEX_SENTINEL:
+            out_d[i, t] = np.inf
+        else:
+            out_d[i, t] = exact_distance(Q[i], T[j], code, q_norms[i], t_norms[j])
+    sort_row(out_d[i], out_i[i])
 
 
 @njit(cache=True, parallel=True)
@@ -428,11 +481,15 @@ def renumber_sort(order, in_d, in_i, out_d, out_i):
 
     out[order[r]] = in[r] with ids mapped through ``order``. O(m k).
     """
-    m, k = in_i.shape
-    for r in prange(m):
-        row = order[r]
-        for t in range(k):
-            out_d[row, t] = in_d[r, t]
-            out_i[row, t] = order[in_i[r, t]]
-        sort_row(out_d[row], out_i[row])
+    for r in prange(in_i.shape[0]):
+        _renumber_row(order, in_d, in_i, out_d, out_i, r)
+
+
+@njit(cache=True, _nrt=False)
+def _renumber_row(order, in_d, in_i, out_d, out_i, r):
+    row = order[r]
+    for t in range(in_i.shape[1]):
+        out_d[row, t] = in_d[r, t]
+        out_i[row, t] = order[in_i[r, t]]
+    sort_row(out_d[row], out_i[row])
 

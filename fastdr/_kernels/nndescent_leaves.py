@@ -40,21 +40,29 @@ def init_from_leaves(X, metric, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
             node = leaf_ids[first + s]
             lo = node_lo[node]
             hi = node_hi[node]
-            block = np.empty((hi - lo, d), dtype=X.dtype)
-            for a in range(lo, hi):
-                block[a - lo] = X[perm[t, a]]
-            for a in range(lo, hi):
-                p = np.int64(perm[t, a])
-                for b in range(a + 1, hi):
-                    q = np.int64(perm[t, b])
-                    if metric == KEY_MANHATTAN:
-                        dist = l1_distance(block[a - lo], block[b - lo])
-                    else:
-                        dist = sq_distance(block[a - lo], block[b - lo])
-                    if dist <= heap_d[p, 0]:
-                        flagged_push(heap_d, heap_i, heap_f, p, dist, q)
-                    if dist <= heap_d[q, 0]:
-                        flagged_push(heap_d, heap_i, heap_f, q, dist, p)
+            _join_leaf_pairs(X, metric, perm[t, lo:hi], np.empty((hi - lo, d), dtype=X.dtype),
+                             heap_d, heap_i, heap_f)
+
+
+@njit(cache=True, _nrt=False)
+def _join_leaf_pairs(X, metric, members, block, heap_d, heap_i, heap_f):
+    """Serial body of :func:`init_from_leaves` for one leaf (``block``: its rows' scratch)."""
+    n = members.shape[0]
+    for a in range(n):
+        for f in range(X.shape[1]):
+            block[a, f] = X[members[a], f]
+    for a in range(n):
+        p = np.int64(members[a])
+        for b in range(a + 1, n):
+            q = np.int64(members[b])
+            if metric == KEY_MANHATTAN:
+                dist = l1_distance(block[a], block[b])
+            else:
+                dist = sq_distance(block[a], block[b])
+            if dist <= heap_d[p, 0]:
+                flagged_push(heap_d, heap_i, heap_f, p, dist, q)
+            if dist <= heap_d[q, 0]:
+                flagged_push(heap_d, heap_i, heap_f, q, dist, p)
 
 
 @njit(cache=True)
@@ -110,7 +118,7 @@ def _kth_smallest(values, k):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i, lows):
     """Offer a row's best keys to a heap row that is not yet full. O(n + (n/16)^2 + width^2).
 
@@ -180,7 +188,7 @@ def _row_empty(heap_i, p):
     return empty
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _offer_improving(heap_d, heap_i, heap_f, p, keys, members):
     """Push the keys of a row at or below the heap's worst. O(n + pushes w).
 
@@ -297,19 +305,26 @@ def fill_random(X, metric, seed, heap_d, heap_i, heap_f):
 
     Needs k <= m - 1. A row is short exactly when its root holds the empty sentinel.
     """
+    for i in prange(heap_i.shape[0]):
+        if heap_i[i, 0] == INDEX_SENTINEL:
+            _fill_row(X, metric, seed, heap_d, heap_i, heap_f, i)
+
+
+@njit(cache=True, _nrt=False)
+def _fill_row(X, metric, seed, heap_d, heap_i, heap_f, i):
+    """Serial body of :func:`fill_random` for a short row i."""
     m, k = heap_i.shape
-    for i in prange(m):
-        tries = 0
-        while heap_i[i, 0] == INDEX_SENTINEL and tries < 4 * k:
-            j = np.int64(hash3(seed, i, tries) % np.uint64(m))
-            tries += 1
-            if j != i and not _contains(heap_i[i], j):
-                flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
-        j = 0
-        while heap_i[i, 0] == INDEX_SENTINEL:
-            if j != i and not _contains(heap_i[i], j):
-                flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
-            j += 1
+    tries = 0
+    while heap_i[i, 0] == INDEX_SENTINEL and tries < 4 * k:
+        j = np.int64(hash3(seed, i, tries) % np.uint64(m))
+        tries += 1
+        if j != i and not _contains(heap_i[i], j):
+            flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
+    j = 0
+    while heap_i[i, 0] == INDEX_SENTINEL:
+        if j != i and not _contains(heap_i[i], j):
+            flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
+        j += 1
 
 
 @njit(cache=True, parallel=True)
@@ -319,7 +334,12 @@ def merge_rows(src_d, src_i, heap_d, heap_i, heap_f):
     Entries that enter are flagged new. O(m k (log w + w)).
     """
     for p in prange(src_i.shape[0]):
-        for t in range(src_i.shape[1]):
-            j = src_i[p, t]
-            if j != INDEX_SENTINEL and src_d[p, t] <= heap_d[p, 0]:
-                flagged_push(heap_d, heap_i, heap_f, p, src_d[p, t], j)
+        _merge_row(src_d, src_i, heap_d, heap_i, heap_f, p)
+
+
+@njit(cache=True, _nrt=False)
+def _merge_row(src_d, src_i, heap_d, heap_i, heap_f, p):
+    for t in range(src_i.shape[1]):
+        j = src_i[p, t]
+        if j != INDEX_SENTINEL and src_d[p, t] <= heap_d[p, 0]:
+            flagged_push(heap_d, heap_i, heap_f, p, src_d[p, t], j)

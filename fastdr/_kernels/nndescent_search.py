@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from .heap import INDEX_SENTINEL, heap_push
-from .nndescent import key_distance
+from .nndescent import key_to_row
 from .rp_trees import descend
 
 
@@ -87,7 +87,7 @@ def search_one(X, metric, q, scale, perm, roots, node_lo, node_hi, node_left, no
             if visited[j] == stamp:
                 continue
             visited[j] = stamp
-            d = key_distance(q, X[j], metric)
+            d = key_to_row(q, X, j, metric)
             heap_push(res_d, res_i, d, j)
             fd, fi, size = _frontier_add(fd, fi, size, d, j)
     bound = res_d[0] * scale
@@ -103,7 +103,7 @@ def search_one(X, metric, q, scale, perm, roots, node_lo, node_hi, node_left, no
             if visited[j] == stamp:
                 continue
             visited[j] = stamp
-            d = key_distance(q, X[j], metric)
+            d = key_to_row(q, X, j, metric)
             if d < bound:
                 heap_push(res_d, res_i, d, j)
                 fd, fi, size = _frontier_add(fd, fi, size, d, j)
@@ -112,7 +112,7 @@ def search_one(X, metric, q, scale, perm, roots, node_lo, node_hi, node_left, no
         # the search reached fewer than k points (a disconnected graph): sweep the rest
         for j in range(X.shape[0]):
             if visited[j] != stamp:
-                heap_push(res_d, res_i, key_distance(q, X[j], metric), j)
+                heap_push(res_d, res_i, key_to_row(q, X, j, metric), j)
     return fd, fi
 
 
