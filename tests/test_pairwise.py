@@ -197,3 +197,24 @@ def test_stream_copy_writes_exactly_its_range_at_any_alignment(dtype):
             expected[start:start + n] = src[:n]
             np.testing.assert_array_equal(dst, expected)
     assert misalignment(np.zeros(10, dtype=dtype), 1 << 20) == -1  # too small: plain stores
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("d", [1, 7, 8, 9, 31, 150])
+def test_exact_squared_distance_is_symmetric_and_accurate(rng, d, dtype):
+    """The kernels' exact distance (a vectorised float64 sum) is bit-symmetric in its rows
+    and within d float64 roundoffs of the correctly rounded sum (math.fsum)."""
+    import math
+
+    from fastdr._kernels.distances import sqdist_exact
+
+    X = rng.standard_normal((20, d)).astype(dtype) * np.geomspace(1e-3, 1e3, d).astype(dtype)
+    u = 2.0**-53
+    for i in range(0, 20, 2):
+        x, y = X[i], X[i + 1]
+        forward = sqdist_exact(x, y)
+        assert forward == sqdist_exact(y, x)
+        diff = x.astype(np.float64) - y.astype(np.float64)
+        exact = math.fsum(float(v) for v in diff * diff)  # each square rounded once: 2 d u
+        assert abs(forward - exact) <= 2 * d * u * exact
+        assert sqdist_exact(x, x) == 0.0

@@ -18,9 +18,19 @@ from numba import njit, prange
 from .streaming import store_fence, stream_copy
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath={"reassoc"})
 def sqdist_exact(x, y):
-    """Exact squared Euclidean distance of two rows, accumulated in float64. O(d)."""
+    """Exact squared Euclidean distance of two rows, accumulated in float64. O(d).
+
+    Compiled as its own function with reassociation allowed (and no other fast-math flag:
+    no NaN, infinity or contraction assumptions), so that LLVM vectorises the sum: a chain
+    of dependent scalar additions costs about four cycles a feature. Measured on 37,500
+    float32 rows of 150 features: 3.1 -> 0.6 ms. It is deliberately not ``inline="always"``:
+    an inlined helper takes its caller's flags, and the kernels that call it are not fast-math.
+    The summation order is fixed by the compiled code, so a pair gets the same bits from
+    every thread and call; ``x - y`` and ``y - x`` square alike, so it is symmetric; any order
+    keeps the error within ``d u`` of the sum (u the float64 unit roundoff).
+    """
     acc = 0.0
     for f in range(x.shape[0]):
         diff = np.float64(x[f]) - np.float64(y[f])
