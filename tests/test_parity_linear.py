@@ -312,6 +312,7 @@ def test_pca_arpack_on_the_fused_gram_operator_equals_sklearn(monkeypatch, conta
                         lambda X, mean: calls.append(mean.any()) or real(X, mean))
     monkeypatch.setattr(_config, "ARPACK_GRAM_MIN_ELEMENTS", 0)
     monkeypatch.setattr(_config, "ARPACK_GRAM_MIN_STORED", 0)
+    monkeypatch.setattr(_config, "ARPACK_EXPLICIT_GRAM_MAX_DIM", 0)
     X = _pca_data(seed=8, m=203, d=14, offset=offset)
     if container == "csr":
         X = sp.csr_matrix(np.where(np.random.default_rng(2).random(X.shape) < 0.4, X, 0.0))
@@ -325,10 +326,50 @@ def test_pca_arpack_on_the_fused_gram_operator_equals_sklearn(monkeypatch, conta
         skd.PCA(5, svd_solver="arpack", random_state=0).fit_transform(X), rtol=0, atol=1e-7)
 
 
+@pytest.mark.parametrize("offset", [2.0, 1e6])
+def test_pca_arpack_on_the_explicit_gram_matrix_equals_sklearn(monkeypatch, offset):
+    """A dense tall X with few features: ARPACK on the d x d Gram matrix formed once gives
+    scikit-learn's svds answer, with implicit centring and (offset 1e6) through the centred
+    copy."""
+    from fastdr.decomposition import _pca_arpack
+
+    calls = []
+    real = _pca_arpack.explicit_gram_operator
+    monkeypatch.setattr(_pca_arpack, "explicit_gram_operator",
+                        lambda X, mean: calls.append(mean.any()) or real(X, mean))
+    X = _pca_data(seed=8, m=203, d=14, offset=offset)
+    sk, ours = _fit_both(X, n_components=5, svd_solver="arpack", random_state=0)
+    assert calls, "the explicit Gram route was not taken"
+    assert calls[0] == (offset < 1e3)  # implicit centring unless it would cancel 12 digits
+    _assert_same_pca(sk, ours, X, X, rtol=1e-7)
+    np.testing.assert_allclose(
+        fastdr.PCA(5, svd_solver="arpack", random_state=0).fit_transform(X),
+        skd.PCA(5, svd_solver="arpack", random_state=0).fit_transform(X), rtol=0, atol=1e-7)
+
+
+@pytest.mark.parametrize("offset", [2.0, 1e6])
+def test_pca_arpack_explicit_gram_float32_accumulates_in_float64(offset):
+    """float32 rows: the Gram matrix is accumulated in float64 (ARPACK then runs in float32,
+    as scikit-learn's), so the answer is float32-accurate even where scikit-learn's float32
+    centred copy loses digits (offset 1e6: about 3e-3 off in its components)."""
+    X = _pca_data(seed=8, m=203, d=14, offset=offset).astype(np.float32)
+    exact = skd.PCA(5, svd_solver="full").fit(X.astype(np.float64))
+    ours = fastdr.PCA(5, svd_solver="arpack", random_state=0).fit(X)
+    assert ours.components_.dtype == np.float32
+    np.testing.assert_allclose(np.abs(ours.components_), np.abs(exact.components_),
+                               atol=1e-4)
+    np.testing.assert_allclose(ours.explained_variance_, exact.explained_variance_,
+                               rtol=1e-4)
+    if offset < 1e3:
+        sk = skd.PCA(5, svd_solver="arpack", random_state=0).fit(X)
+        np.testing.assert_allclose(ours.components_, sk.components_, atol=1e-5)
+
+
 def test_pca_arpack_fused_route_float32_is_float32(monkeypatch):
     from fastdr import _config
 
     monkeypatch.setattr(_config, "ARPACK_GRAM_MIN_ELEMENTS", 0)
+    monkeypatch.setattr(_config, "ARPACK_EXPLICIT_GRAM_MAX_DIM", 0)
     X = _pca_data(seed=9, m=150, d=10).astype(np.float32)
     sk, ours = _fit_both(X, n_components=3, svd_solver="arpack", random_state=0)
     assert ours.components_.dtype == np.float32

@@ -23,7 +23,7 @@ from ._centred import (
     column_means,
     orthonormal_complement,
 )
-from ._pca_arpack import gram_arpack_top, gram_route_applies
+from ._pca_arpack import explicit_gram_applies, gram_arpack_top, gram_route_applies
 from ._pca_sparse import centred_operator, is_sparse, sparse_mean_and_total, sparse_scatter
 
 SCATTER = "The scatter matrix of the centred data"
@@ -268,7 +268,7 @@ def arpack_top(A, k, *, tol, random_state):
 
 def fit_truncated(X, k, solver, params):
     """The ``"arpack"`` or ``"randomized"`` route; ``params`` holds the estimator's knobs."""
-    if solver == "arpack" and gram_route_applies(X):
+    if solver == "arpack" and (explicit_gram_applies(X) or gram_route_applies(X)):
         # a tall X: ARPACK on the one-pass Gram operator (no copy unless centring cancels)
         base, shift, mean, total = centring(X, implicit_float32=True)
         A = None
