@@ -326,11 +326,13 @@ def test_pca_arpack_on_the_fused_gram_operator_equals_sklearn(monkeypatch, conta
         skd.PCA(5, svd_solver="arpack", random_state=0).fit_transform(X), rtol=0, atol=1e-7)
 
 
-@pytest.mark.parametrize("offset", [2.0, 1e6])
-def test_pca_arpack_on_the_explicit_gram_matrix_equals_sklearn(monkeypatch, offset):
-    """A dense tall X with few features: ARPACK on the d x d Gram matrix formed once gives
-    scikit-learn's svds answer, with implicit centring and (offset 1e6) through the centred
-    copy."""
+@pytest.mark.parametrize(("container", "offset"),
+                         [("dense", 2.0), ("dense", 1e6), ("csr", 2.0)])
+def test_pca_arpack_on_the_explicit_gram_matrix_equals_sklearn(monkeypatch, container,
+                                                                offset):
+    """A tall X with few features: ARPACK on the d x d Gram matrix formed once gives
+    scikit-learn's svds answer, with implicit centring and (offset 1e6, dense) through the
+    centred copy."""
     from fastdr.decomposition import _pca_arpack
 
     calls = []
@@ -338,6 +340,8 @@ def test_pca_arpack_on_the_explicit_gram_matrix_equals_sklearn(monkeypatch, offs
     monkeypatch.setattr(_pca_arpack, "explicit_gram_operator",
                         lambda X, mean: calls.append(mean.any()) or real(X, mean))
     X = _pca_data(seed=8, m=203, d=14, offset=offset)
+    if container == "csr":
+        X = sp.csr_matrix(np.where(np.random.default_rng(2).random(X.shape) < 0.4, X, 0.0))
     sk, ours = _fit_both(X, n_components=5, svd_solver="arpack", random_state=0)
     assert calls, "the explicit Gram route was not taken"
     assert calls[0] == (offset < 1e3)  # implicit centring unless it would cancel 12 digits
@@ -363,6 +367,37 @@ def test_pca_arpack_explicit_gram_float32_accumulates_in_float64(offset):
     if offset < 1e3:
         sk = skd.PCA(5, svd_solver="arpack", random_state=0).fit(X)
         np.testing.assert_allclose(ours.components_, sk.components_, atol=1e-5)
+
+
+def test_csr_gram_matrix_sums_duplicate_entries_and_ignores_thread_count(rng):
+    """X^T X of a non-canonical CSR (duplicate, unsorted entries) equals the dense product,
+    bit for bit on 1 and 2 threads."""
+    import numba
+
+    from fastdr._kernels.gram_product import csr_gram_matrix
+
+    dense = np.where(rng.random((300, 40)) < 0.3, rng.standard_normal((300, 40)), 0.0)
+    csr = sp.csr_matrix(dense)
+    indptr, data, indices = [0], [], []
+    for i in range(dense.shape[0]):  # each row's entries twice, as two halves, reversed
+        cols = csr.indices[csr.indptr[i]:csr.indptr[i + 1]]
+        vals = 0.5 * csr.data[csr.indptr[i]:csr.indptr[i + 1]]
+        indices += [*cols[::-1], *cols[::-1]]
+        data += [*vals[::-1], *vals[::-1]]
+        indptr.append(len(indices))
+    dup = sp.csr_matrix((np.array(data), np.array(indices, dtype=np.int32),
+                         np.array(indptr, dtype=np.int32)), shape=dense.shape)
+    assert dup.nnz == 2 * csr.nnz  # not summed on construction
+    results = []
+    for threads in (1, 2):
+        previous = numba.get_num_threads()
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            results.append(csr_gram_matrix(dup.indptr, dup.indices, dup.data, 40))
+        finally:
+            numba.set_num_threads(previous)
+    np.testing.assert_allclose(results[0], dense.T @ dense, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(results[0], results[1])
 
 
 def test_pca_arpack_fused_route_float32_is_float32(monkeypatch):

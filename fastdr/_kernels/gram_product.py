@@ -19,6 +19,9 @@ from .._config import FASTMATH
 
 #: Fixed partition of the rows: results never depend on the thread count.
 GRAM_CHUNKS = 32
+#: Row chunks of :func:`csr_gram_matrix`, each with its own d x d accumulator (fixed, so
+#: the sum does not depend on the thread count).
+GRAM_MATRIX_CHUNKS = 8
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
@@ -159,6 +162,50 @@ def centred_gram_csr(indptr, indices, data, mean, v, out):
         sums[c] = _csr_rows_gram(indptr, indices, data, shift, v, acc[c], bounds[c],
                                  bounds[c + 1])
     _merge(acc, sums, mean, out)
+
+
+@njit(cache=True)
+def _csr_rows_outer(indptr, indices, data, acc, i0, i1):
+    """``acc += sum_i x_i x_i^T`` over the CSR rows i0 <= i < i1, in float64: every pair of
+    a row's stored entries (duplicates included, so their sum is what is squared). Time
+    O(sum of the rows' squared stored counts)."""
+    for i in range(i0, i1):
+        start = indptr[i]
+        stop = indptr[i + 1]
+        for p in range(start, stop):
+            value = np.float64(data[p])
+            row = indices[p]
+            for q in range(start, stop):
+                acc[row, indices[q]] += value * np.float64(data[q])
+
+
+@njit(cache=True, parallel=True)
+def csr_gram_matrix(indptr, indices, data, d):
+    """``X^T X`` (d, d), float64, of a CSR X given by its arrays, uncentred.
+
+    Rows are split into ``GRAM_MATRIX_CHUNKS`` fixed chunks of about equal stored entries,
+    each summed into its own accumulator; the accumulators are added in chunk order, so the
+    result does not depend on the thread count. Index arrays as in :func:`centred_gram_csr`
+    (checked by the caller; unsigned views). Time O(sum_i nnz_i^2), memory
+    O(GRAM_MATRIX_CHUNKS d^2).
+    """
+    m = indptr.shape[0] - 1
+    nnz = indptr[m]
+    n_chunks = max(1, min(GRAM_MATRIX_CHUNKS, m))
+    bounds = np.empty(n_chunks + 1, dtype=np.int64)
+    bounds[0] = 0
+    for c in range(1, n_chunks):
+        bounds[c] = np.searchsorted(indptr, (c * nnz) // n_chunks)
+    bounds[n_chunks] = m
+    for c in range(1, n_chunks + 1):  # non-decreasing, within [0, m]
+        bounds[c] = min(m, max(bounds[c], bounds[c - 1]))
+    acc = np.zeros((n_chunks, d, d))
+    for c in prange(n_chunks):
+        _csr_rows_outer(indptr, indices, data, acc[c], bounds[c], bounds[c + 1])
+    out = acc[0].copy()
+    for c in range(1, n_chunks):
+        out += acc[c]
+    return out
 
 
 @njit(cache=True)

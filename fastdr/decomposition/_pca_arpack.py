@@ -21,7 +21,7 @@ import scipy.sparse.linalg
 
 from .. import _config as config
 from .._kernels.block_product import dense_times_block
-from .._kernels.gram_product import centred_gram_csr, centred_gram_dense
+from .._kernels.gram_product import centred_gram_csr, centred_gram_dense, csr_gram_matrix
 from .._parallel import parallel_section
 from ._pca_sparse import is_sparse, unsigned_index_arrays
 
@@ -38,23 +38,31 @@ def gram_route_applies(X):
 
 
 def explicit_gram_applies(X):
-    """True for a dense tall X with at most ``ARPACK_EXPLICIT_GRAM_MAX_DIM`` features: its
-    d x d Gram matrix, formed once, is cheaper than ARPACK's products over X."""
+    """True for a tall X, dense or CSR, with at most ``ARPACK_EXPLICIT_GRAM_MAX_DIM``
+    features: its d x d Gram matrix, formed once, is cheaper than ARPACK's products over X
+    (CSC keeps scipy's products)."""
     m, d = X.shape
-    return not is_sparse(X) and m >= d and d <= config.ARPACK_EXPLICIT_GRAM_MAX_DIM
+    if is_sparse(X) and X.format != "csr":
+        return False
+    return m >= d and d <= config.ARPACK_EXPLICIT_GRAM_MAX_DIM
 
 
 def explicit_gram_operator(X, mean):
     """``v -> C v`` for ``C = Xc^T Xc`` (``Xc = X - 1 mean^T``) formed once, in float64.
 
-    One BLAS product ``X^T X - m mean mean^T`` (float32 rows converted a block at a time),
-    symmetrised; the caller's centring keeps that subtraction's cancellation small (see
-    :func:`fastdr.decomposition._pca_solvers.centring`). A d x d LinearOperator in X's dtype,
-    as :func:`gram_operator`. Time O(m d^2) once, then O(d^2) a product.
+    One BLAS product ``X^T X - m mean mean^T`` (float32 rows converted a block at a time;
+    a CSR X through :func:`fastdr._kernels.gram_product.csr_gram_matrix`, O(sum of squared
+    row counts)), symmetrised; the caller's centring keeps that subtraction's cancellation
+    small (see :func:`fastdr.decomposition._pca_solvers.centring`). A d x d LinearOperator in
+    X's dtype, as :func:`gram_operator`. Time O(m d^2) once, then O(d^2) a product.
     """
     m, d = X.shape
     mean64 = np.asarray(mean, dtype=np.float64)
-    if X.dtype == np.float64:
+    if is_sparse(X):
+        indptr, indices = unsigned_index_arrays(X)
+        with parallel_section(None):
+            gram = csr_gram_matrix(indptr, indices, X.data, d)
+    elif X.dtype == np.float64:
         gram = X.T @ X
     else:
         gram = np.zeros((d, d))
