@@ -130,3 +130,17 @@ def test_screen_packing_serial_twins_are_bit_identical(block):
     pad[blk, :, col] = False
     assert (packed[pad] == 0).all()
     np.testing.assert_array_equal(queries[:, :23], ((T - centre) * 0.25).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_queries_that_are_the_fitted_array_reuse_its_norms_exactly(dtype, rng):
+    """kneighbors(X) on the fitted X itself (its norms are reused) equals kneighbors on a
+    copy of X (norms computed afresh), bit for bit, and the reference."""
+    X = (rng.standard_normal((700, 40)) * 3 + 5).astype(dtype)
+    nn = fastdr.NearestNeighbors(n_neighbors=6, algorithm="brute").fit(X)
+    same_d, same_i = nn.kneighbors(X)
+    copy_d, copy_i = nn.kneighbors(X.copy())
+    np.testing.assert_array_equal(same_i, copy_i)
+    np.testing.assert_array_equal(same_d, copy_d)
+    ref_d, ref_i = reference.knn(X.astype(np.float64), X.astype(np.float64), 6)
+    np.testing.assert_array_equal(same_i, ref_i)

@@ -118,7 +118,9 @@ def _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, o
     m, d = Q.shape
     centre = T.mean(axis=0, dtype=np.float64)
     t_norms = prep_kernel(dist_kernels.centred_sqnorms, T)(T, centre)
-    q_norms = t_norms if self_query else prep_kernel(dist_kernels.centred_sqnorms, Q)(Q, centre)
+    # the same rows (a self query, or kneighbors(X) on the fitted X) have the same norms
+    q_norms = (t_norms if self_query or Q is T
+               else prep_kernel(dist_kernels.centred_sqnorms, Q)(Q, centre))
     largest = max(float(t_norms.max()), float(q_norms.max()))
     # a power of two that brings every centred coordinate into [-1, 1] (exact in float64)
     scale = 2.0 ** -np.frexp(np.sqrt(largest))[1] if largest > 0 else 1.0
