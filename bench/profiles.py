@@ -43,7 +43,7 @@ PROFILES = {
         embedding_m=200, embedding_kinds=("swiss",), bayes_m=(20, 100, 400), bayes_test=500,
         bayes_repeats=1, curse_m=200, curse_queries=20, curse_d=(1, 10, 100)),
     "quick": ProfileSettings(
-        "quick", min_repeats=3, max_repeats=7, budget_s=1.5, cap_s=12.0, scaling_repeats=1,
+        "quick", min_repeats=3, max_repeats=7, budget_s=1.5, cap_s=12.0, scaling_repeats=3,
         scaling_budget_s=20.0, pytest_rounds=3,
         compile_only=("knn_f64", "classical_mds", "isomap"), memory_all=True, embedding_m=1000,
         embedding_kinds=("swiss", "s_curve"), bayes_m=(30, 100, 300, 1000, 3000, 10000, 30000),
