@@ -11,7 +11,8 @@ import numpy as np
 _BLOCK_ROWS = 8192  # rows converted to float64 at a time: the check needs O(block d) memory
 
 
-def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
+def check_distance_magnitude(X, name="X", *, centre=None, dtype=None, sq_norms=None,
+                             training=None):
     """Refuse values so large (or so small) that squared distances overflow (or underflow).
 
     Every distance kernel forms squared distances (directly, or as ``|x - c|^2 + |y - c|^2
@@ -35,6 +36,13 @@ def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
         mean of X.
     dtype : numpy dtype or None
         The dtype the distances are computed in; None means X's dtype.
+    sq_norms : ndarray of shape (m,) or None
+        ``|x_i - centre|^2`` already computed (the norm trick's norms, with ``centre``
+        given): their maximum replaces the pass over X, unless it is not finite or small
+        enough that squares may have underflowed (then X is scanned as without them).
+    training : bool or None
+        Whether X holds training rows (checked for underflow too); None means ``centre is
+        None``.
 
     Returns
     -------
@@ -48,14 +56,17 @@ def check_distance_magnitude(X, name="X", *, centre=None, dtype=None):
     """
     X = np.asarray(X)
     # queries are measured against the training rows, whose own spread was checked at fit
-    check_small = centre is None
+    check_small = centre is None if training is None else training
     work = np.dtype(X.dtype if dtype is None else dtype)
     limit = float(np.finfo(work if work.kind == "f" else np.float64).max) / 16
     with np.errstate(over="ignore", invalid="ignore"):
         if centre is None:
             centre = (X.mean(axis=0, dtype=np.float64) if X.shape[0]
                       else np.zeros(X.shape[1]))
-        sq_norm = _max_centred_sq_norm(X, centre)
+        sq_norm = (float(np.max(sq_norms)) if sq_norms is not None and len(sq_norms)
+                   else None)
+        if sq_norm is None or not _UNDERFLOW_SAFE <= sq_norm < np.inf:
+            sq_norm = _max_centred_sq_norm(X, centre)
     if not np.isfinite(centre).all() or not sq_norm <= limit:
         largest = float(np.abs(X).max()) if X.size else 0.0
         raise ValueError(

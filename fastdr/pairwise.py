@@ -98,16 +98,25 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
             np.fill_diagonal(out, 0.0)
         return out.astype(X.dtype, copy=False)
     squared = spec.squared
-    centre = check_distance_magnitude(T, "X" if Y is None else "Y")
-    if Y is not None:  # without Y, Q is T: its rows were just checked against this centre
-        check_distance_magnitude(Q, centre=centre)
+    trick = None
+    if Y is None and Q.shape[1] >= GEMM_MIN_DIM:
+        # the norm trick's centred norms are the magnitude check's: one mean, one pass
+        with parallel_section(n_jobs):
+            trick = norm_trick_setup(T, None)
+        check_distance_magnitude(T, "X", centre=trick.centre, sq_norms=trick.t_norms,
+                                 training=True)
+    else:
+        centre = check_distance_magnitude(T, "X" if Y is None else "Y")
+        if Y is not None:  # without Y, Q is T: its rows were just checked against this centre
+            check_distance_magnitude(Q, centre=centre)
     out = np.empty((m, n), dtype=X.dtype)
     stream = misalignment(out, PAIRWISE_STREAM_MIN_BYTES)
     with parallel_section(n_jobs):
         if Q.shape[1] < GEMM_MIN_DIM:
             dist_kernels.pairwise_sqeuclidean_direct(Q, T, not squared, out)
         else:
-            trick = norm_trick_setup(T, None if Y is None else Q)
+            if trick is None:
+                trick = norm_trick_setup(T, None if Y is None else Q)
             if Y is None:
                 # each pair once, mirrored (half the GEMM work)
                 packed = prep_kernel(dist_kernels.pack_queries, T)(T, trick.centre)

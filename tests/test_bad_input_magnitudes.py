@@ -65,6 +65,26 @@ def test_pairwise_distances_on_huge_values_is_refused():
         fastdr.pairwise_distances(X, X * 1e200)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_pairwise_distances_of_x_itself_on_the_gemm_route_checks_magnitudes(dtype):
+    """X against itself with d >= 16 takes the magnitude from the norm trick's own norms:
+    overflowing, float32-overflowing, one huge row and underflowing X are still refused, and
+    ordinary X is not."""
+    X = np.random.default_rng(0).standard_normal((50, 20)).astype(dtype)
+    huge = {np.float64: 1e200, np.float32: 1e19}[dtype]
+    with pytest.raises(ValueError, match="^X holds " + _TOO_LARGE):
+        fastdr.pairwise_distances(X * dtype(huge))
+    one_row = X.copy()
+    one_row[7] = dtype(huge)
+    with pytest.raises(ValueError, match="^X holds " + _TOO_LARGE):
+        fastdr.pairwise_distances(one_row)
+    tiny = {np.float64: 1e-160, np.float32: 1e-21}[dtype]
+    with pytest.raises(ValueError, match="^X holds values too small"):
+        fastdr.pairwise_distances(X * dtype(tiny))
+    D = fastdr.pairwise_distances(X * dtype(1e-5))
+    assert np.isfinite(D).all() and D.max() > 0
+
+
 def test_float32_limit_is_the_float32_one():
     X, _ = _blobs()
     X32 = X.astype(np.float32)
