@@ -269,7 +269,8 @@ def arpack_top(A, k, *, tol, random_state):
 def fit_truncated(X, k, solver, params):
     """The ``"arpack"`` or ``"randomized"`` route; ``params`` holds the estimator's knobs."""
     if solver == "arpack" and (explicit_gram_applies(X) or gram_route_applies(X)):
-        # a tall X: ARPACK on the one-pass Gram operator (no copy unless centring cancels)
+        # a tall X: ARPACK on the Gram operator, the d x d matrix formed once or the
+        # one-pass product (no copy of X unless centring cancels)
         base, shift, mean, total = centring(X, implicit_float32=True)
         A = None
     else:
