@@ -134,6 +134,22 @@ def centred_gram_dense(X, mean, v, out):
     _merge(acc, sums, mean, out)
 
 
+@njit(cache=True)
+def _entry_chunks(indptr, n_chunks):
+    """Row bounds (n_chunks + 1,) splitting a CSR X into chunks of about equal stored
+    entries: non-decreasing from 0 to m, so every row lies in exactly one chunk."""
+    m = indptr.shape[0] - 1
+    nnz = indptr[m]
+    bounds = np.empty(n_chunks + 1, dtype=np.int64)
+    bounds[0] = 0
+    for c in range(1, n_chunks):
+        bounds[c] = np.searchsorted(indptr, (c * nnz) // n_chunks)
+    bounds[n_chunks] = m
+    for c in range(1, n_chunks + 1):  # non-decreasing, within [0, m]
+        bounds[c] = min(m, max(bounds[c], bounds[c - 1]))
+    return bounds
+
+
 @njit(cache=True, parallel=True)
 def centred_gram_csr(indptr, indices, data, mean, v, out):
     """:func:`centred_gram_dense` for a CSR X given by its arrays (d = ``len(v)``).
@@ -144,18 +160,11 @@ def centred_gram_csr(indptr, indices, data, mean, v, out):
     """
     m = indptr.shape[0] - 1
     d = v.shape[0]
-    nnz = indptr[m]
     shift = 0.0
     for j in range(d):
         shift += mean[j] * v[j]
     n_chunks = max(1, min(GRAM_CHUNKS, m))
-    bounds = np.empty(n_chunks + 1, dtype=np.int64)
-    bounds[0] = 0
-    for c in range(1, n_chunks):
-        bounds[c] = np.searchsorted(indptr, (c * nnz) // n_chunks)
-    bounds[n_chunks] = m
-    for c in range(1, n_chunks + 1):  # non-decreasing, within [0, m]
-        bounds[c] = min(m, max(bounds[c], bounds[c - 1]))
+    bounds = _entry_chunks(indptr, n_chunks)
     acc = np.zeros((n_chunks, d))
     sums = np.zeros(n_chunks)
     for c in prange(n_chunks):
@@ -190,15 +199,8 @@ def csr_gram_matrix(indptr, indices, data, d):
     O(GRAM_MATRIX_CHUNKS d^2).
     """
     m = indptr.shape[0] - 1
-    nnz = indptr[m]
     n_chunks = max(1, min(GRAM_MATRIX_CHUNKS, m))
-    bounds = np.empty(n_chunks + 1, dtype=np.int64)
-    bounds[0] = 0
-    for c in range(1, n_chunks):
-        bounds[c] = np.searchsorted(indptr, (c * nnz) // n_chunks)
-    bounds[n_chunks] = m
-    for c in range(1, n_chunks + 1):  # non-decreasing, within [0, m]
-        bounds[c] = min(m, max(bounds[c], bounds[c - 1]))
+    bounds = _entry_chunks(indptr, n_chunks)
     acc = np.zeros((n_chunks, d, d))
     for c in prange(n_chunks):
         _csr_rows_outer(indptr, indices, data, acc[c], bounds[c], bounds[c + 1])
