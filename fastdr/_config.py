@@ -35,10 +35,15 @@ ARPACK_GRAM_MIN_ELEMENTS = 2**23
 #: against 0.99 s a fit; 20,000 x 500 (1M stored): 1.2x to 1.4x in direct loops, 0.85x to
 #: 0.92x in the report).
 ARPACK_GRAM_MIN_STORED = 2**21
-#: PCA's ``"arpack"`` solver on a dense tall X with at most this many features runs ARPACK on
-#: the d x d Gram matrix, formed once by one BLAS product (O(m d^2)), instead of two passes
-#: over X a step (O(m d) each, about 50 steps for 10 components).
+#: PCA's ``"arpack"`` solver on a tall X (dense or CSR) with at most this many features runs
+#: ARPACK on the d x d Gram matrix, formed once (O(m d^2) dense, O(sum of squared row counts)
+#: CSR), instead of two passes over X a step (O(m d) or O(nnz) each, about 50 steps for 10
+#: components).
 ARPACK_EXPLICIT_GRAM_MAX_DIM = 512
+#: ... and, for CSR, only while the sum of the rows' squared stored counts is at most this
+#: many times the stored entries (the average row, weighted by its entries, holds at most
+#: this many): the pairs of a dense row would cost more than ARPACK's sparse products.
+ARPACK_EXPLICIT_GRAM_MAX_ROW_ENTRIES = 100
 
 #: MMC's pair sums (pairs x d^2 multiply-adds) up to this size run serially: a parallel
 #: launch costs about 0.1 ms on numba's workqueue layer. Measured on 10 Gaussian classes,

@@ -369,6 +369,25 @@ def test_pca_arpack_explicit_gram_float32_accumulates_in_float64(offset):
         np.testing.assert_allclose(ours.components_, sk.components_, atol=1e-5)
 
 
+def test_pca_arpack_csr_with_long_rows_keeps_the_sparse_products(monkeypatch):
+    """A CSR X whose rows hold more than ARPACK_EXPLICIT_GRAM_MAX_ROW_ENTRIES entries does
+    not form the Gram matrix (its row pairs would cost more than ARPACK's products), and
+    still gives scikit-learn's answer."""
+    from fastdr.decomposition import _pca_arpack
+
+    calls = []
+    real = _pca_arpack.explicit_gram_operator
+    monkeypatch.setattr(_pca_arpack, "explicit_gram_operator",
+                        lambda X, mean: calls.append(1) or real(X, mean))
+    X = sp.csr_matrix(_pca_data(seed=3, m=400, d=120, offset=2.0))  # 120 entries a row
+    assert not _pca_arpack.explicit_gram_applies(X)
+    sk, ours = _fit_both(X, n_components=4, svd_solver="arpack", random_state=0)
+    assert not calls
+    _assert_same_pca(sk, ours, X, X, rtol=1e-7)
+    short = sp.csr_matrix(X[:, :14])
+    assert _pca_arpack.explicit_gram_applies(short)
+
+
 def test_csr_gram_matrix_sums_duplicate_entries_and_ignores_thread_count(rng):
     """X^T X of a non-canonical CSR (duplicate, unsorted entries) equals the dense product,
     bit for bit on 1 and 2 threads."""

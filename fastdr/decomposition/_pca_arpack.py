@@ -4,8 +4,8 @@ scikit-learn calls ``scipy.sparse.linalg.svds(Xc, k, tol=tol, v0=v0)``. For a ta
 (``m >= d``) that runs ARPACK (``eigsh``) on the Gram operator ``v -> Xc^T (Xc v)`` and
 applies it as two products, each a pass over X. Here the same ARPACK iteration, from the
 same ``v0`` and with the same tolerance, applies it either as the d x d matrix ``Xc^T Xc``
-formed once (a dense X with at most ``ARPACK_EXPLICIT_GRAM_MAX_DIM`` features: one BLAS
-product of O(m d^2) against about 50 steps of two O(m d) passes) or through
+formed once (X dense, or CSR with short rows, with at most ``ARPACK_EXPLICIT_GRAM_MAX_DIM``
+features: O(m d^2) once against about 50 steps of two passes over X) or through
 :func:`fastdr._kernels.gram_product.centred_gram_dense` (or its CSR form), which reads each
 row once, centres implicitly and runs on every thread. The steps after ARPACK are svds's:
 orthonormalise the Ritz vectors, ``Xc V = U S W^T`` by a small SVD, right vectors ``V W``.
@@ -39,12 +39,18 @@ def gram_route_applies(X):
 
 def explicit_gram_applies(X):
     """True for a tall X, dense or CSR, with at most ``ARPACK_EXPLICIT_GRAM_MAX_DIM``
-    features: its d x d Gram matrix, formed once, is cheaper than ARPACK's products over X
-    (CSC keeps scipy's products)."""
+    features: its d x d Gram matrix, formed once, is cheaper than ARPACK's products over X.
+    A CSR X also needs rows of at most about ``ARPACK_EXPLICIT_GRAM_MAX_ROW_ENTRIES`` stored
+    entries (the pairs of denser rows cost more); CSC keeps scipy's products."""
     m, d = X.shape
-    if is_sparse(X) and X.format != "csr":
+    if not (m >= d and d <= config.ARPACK_EXPLICIT_GRAM_MAX_DIM):
         return False
-    return m >= d and d <= config.ARPACK_EXPLICIT_GRAM_MAX_DIM
+    if not is_sparse(X):
+        return True
+    if X.format != "csr":
+        return False
+    counts = np.diff(X.indptr).astype(np.float64)
+    return float(counts @ counts) <= config.ARPACK_EXPLICIT_GRAM_MAX_ROW_ENTRIES * max(X.nnz, 1)
 
 
 def explicit_gram_operator(X, mean):
