@@ -145,6 +145,42 @@ def test_pca_randomized_draws_and_normalizers_equal_sklearn(normalizer, iterated
                                skd.PCA(**params).fit_transform(X), rtol=0, atol=1e-8)
 
 
+@pytest.mark.parametrize("dtype, offset", [(np.float64, 2.0), (np.float64, 1e6),
+                                           (np.float32, 2.0)])
+@pytest.mark.parametrize("normalizer", ["none", "QR", "LU"])
+@pytest.mark.parametrize("gram", [True, False])
+def test_pca_randomized_on_the_scatter_matrix_equals_sklearn(monkeypatch, gram, normalizer,
+                                                             dtype, offset):
+    # power iterations on the d x d scatter (or forced onto products with X), implicitly
+    # centred (offset 2), through a centred copy (offset 1e6) and in float32; a slow
+    # spectrum and 2 iterations leave the block unconverged, so every step shows
+    from fastdr import _config
+    from fastdr.decomposition import _pca_solvers
+
+    monkeypatch.setattr(_config, "RANDOMIZED_GRAM_GAIN", 1e9 if gram else 0.0)
+    calls = []
+    real = _pca_solvers.explicit_gram_matrix
+    monkeypatch.setattr(_pca_solvers, "explicit_gram_matrix",
+                        lambda *a: calls.append(a) or real(*a))
+    rng = np.random.default_rng(8)
+    X = (rng.standard_normal((300, 30)) * np.linspace(2.0, 1.0, 30) + offset).astype(dtype)
+    params = dict(n_components=5, svd_solver="randomized", iterated_power=2,
+                  power_iteration_normalizer=normalizer, random_state=3)
+    sk, ours = _fit_both(X, **params)
+    assert len(calls) == gram
+    exact = skd.PCA(5, svd_solver="full").fit(X.astype(np.float64))
+    assert not np.allclose(sk.explained_variance_, exact.explained_variance_, rtol=1e-2)
+    tol = 1e-7 if dtype == np.float64 else 2e-3
+    assert ours.components_.dtype == sk.components_.dtype
+    np.testing.assert_allclose(ours.components_, sk.components_, rtol=0, atol=tol)
+    np.testing.assert_allclose(ours.explained_variance_, sk.explained_variance_, rtol=tol)
+    np.testing.assert_allclose(ours.mean_, sk.mean_, rtol=1e-6 if dtype == np.float32
+                               else 1e-12)
+    np.testing.assert_allclose(fastdr.PCA(**params).fit_transform(X),
+                               skd.PCA(**params).fit_transform(X), rtol=0,
+                               atol=tol * 10 * np.abs(X - X.mean(axis=0)).max())
+
+
 @pytest.mark.parametrize("tol", [0.0, 1e-3])
 def test_pca_arpack_tol_and_seed_equal_sklearn(tol):
     X = _pca_data(seed=6, m=60, d=12)

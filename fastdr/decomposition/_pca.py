@@ -62,7 +62,9 @@ default="auto"
         LAPACK ``eigh``; O(m d^2 + d^3). ``"full"``: LAPACK SVD of a centred copy.
         ``"arpack"``: ``scipy.sparse.linalg.svds`` of the implicitly centred X (needs
         ``n_components < min(X.shape)``). ``"randomized"``: Halko et al.'s randomized SVD
-        of the implicitly centred X. fastdr's extra ``"gram"``: the m x m Gram matrix of
+        of the implicitly centred X; on a tall X with at most 512 features its power
+        iterations run on the d x d scatter, formed once, where that costs less (the same
+        answer). fastdr's extra ``"gram"``: the m x m Gram matrix of
         the centred rows; O(m^2 d + m^3).
         ``"auto"`` is scikit-learn's rule: sparse X takes ``"arpack"``; at most 1,000
         features and 10 times as many samples take ``"covariance_eigh"``; else a problem

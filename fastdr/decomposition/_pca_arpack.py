@@ -53,14 +53,13 @@ def explicit_gram_applies(X):
     return float(counts @ counts) <= config.ARPACK_EXPLICIT_GRAM_MAX_ROW_ENTRIES * max(X.nnz, 1)
 
 
-def explicit_gram_operator(X, mean):
-    """``v -> C v`` for ``C = Xc^T Xc`` (``Xc = X - 1 mean^T``) formed once, in float64.
+def explicit_gram_matrix(X, mean):
+    """``C = Xc^T Xc`` (``Xc = X - 1 mean^T``), a d x d float64 ndarray.
 
     One BLAS product ``X^T X - m mean mean^T`` (float32 rows converted a block at a time;
     a CSR X through :func:`fastdr._kernels.gram_product.csr_gram_matrix`, O(sum of squared
     row counts)), symmetrised; the caller's centring keeps that subtraction's cancellation
-    small (see :func:`fastdr.decomposition._pca_solvers.centring`). A d x d LinearOperator in
-    X's dtype, as :func:`gram_operator`. Time O(m d^2) once, then O(d^2) a product.
+    small (see :func:`fastdr.decomposition._pca_solvers.centring`). Time O(m d^2).
     """
     m, d = X.shape
     mean64 = np.asarray(mean, dtype=np.float64)
@@ -77,7 +76,14 @@ def explicit_gram_operator(X, mean):
             block = np.asarray(X[start:start + rows], dtype=np.float64)
             gram += block.T @ block
     gram -= m * np.outer(mean64, mean64)
-    gram = 0.5 * (gram + gram.T)
+    return 0.5 * (gram + gram.T)
+
+
+def explicit_gram_operator(X, mean):
+    """``v -> C v`` for the matrix of :func:`explicit_gram_matrix`, formed once: a d x d
+    LinearOperator in X's dtype, as :func:`gram_operator`. O(d^2) a product."""
+    d = X.shape[1]
+    gram = explicit_gram_matrix(X, mean)
 
     def matvec(v):
         return (gram @ np.ravel(v).astype(np.float64, copy=False)).astype(X.dtype, copy=False)

@@ -12,6 +12,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
+from .. import _config as config
 from .._config import scatter_block_rows
 from .._eigen import check_spectrum, spectral_pairs
 from .._validation import check_dense_allocation, check_random_state
@@ -23,7 +24,12 @@ from ._centred import (
     column_means,
     orthonormal_complement,
 )
-from ._pca_arpack import explicit_gram_applies, gram_arpack_top, gram_route_applies
+from ._pca_arpack import (
+    explicit_gram_applies,
+    explicit_gram_matrix,
+    gram_arpack_top,
+    gram_route_applies,
+)
 from ._pca_sparse import centred_operator, is_sparse, sparse_mean_and_total, sparse_scatter
 
 SCATTER = "The scatter matrix of the centred data"
@@ -221,7 +227,31 @@ def _normalizer(name):
     return lambda A: A
 
 
-def randomized_top(A, k, *, n_oversamples, n_iter, normalizer, random_state, dtype):
+def resolved_iterations(n_iter, k, shape):
+    """scikit-learn's ``iterated_power="auto"``: 7 power iterations when ``k`` is below 10%
+    of ``min(shape)``, else 4; an int stays as given."""
+    if n_iter == "auto":
+        return 7 if k < 0.1 * min(shape) else 4
+    return n_iter
+
+
+def randomized_gram_applies(X, k, params):
+    """True when ``"randomized"``'s power iterations cost less on the d x d centred scatter,
+    formed once, than as products with X: a dense tall X with at most
+    ``RANDOMIZED_EXPLICIT_GRAM_MAX_DIM`` features and ``d <= RANDOMIZED_GRAM_GAIN x
+    iterations x block width`` (the matrix is O(m d^2) once, near the BLAS peak; each
+    iteration is two O(m d width) products, which stream X from memory)."""
+    if is_sparse(X):
+        return False
+    m, d = X.shape
+    if m < d or d > config.RANDOMIZED_EXPLICIT_GRAM_MAX_DIM:
+        return False
+    n_iter = resolved_iterations(params.iterated_power, k, X.shape)
+    return d <= config.RANDOMIZED_GRAM_GAIN * n_iter * (k + params.n_oversamples)
+
+
+def randomized_top(A, k, *, n_oversamples, n_iter, normalizer, random_state, dtype,
+                   gram=None):
     """Top k singular values, right and left singular vectors of ``A`` (m x d), randomized.
 
     Halko, Martinsson and Tropp (2011), algorithm 4.3/4.4: a Gaussian block of
@@ -230,10 +260,13 @@ def randomized_top(A, k, *, n_oversamples, n_iter, normalizer, random_state, dty
     2 iterations, LU beyond), an orthonormal basis Q of the sampled range, and the exact SVD
     of the small ``Q^T A``. Works on ``A^T`` when m < d (the smaller block), as scikit-learn;
     the draws from ``random_state`` are scikit-learn's too, so a seed gives its answer.
+
+    ``gram``, the d x d float64 matrix ``A^T A`` of a tall A, takes the power iterations:
+    ``Q <- normalizer(gram Q)`` spans what scikit-learn's two renormalised products span
+    (LU and QR keep a block's span), so the answer is the same up to rounding.
     """
     m, d = A.shape
-    if n_iter == "auto":
-        n_iter = 7 if k < 0.1 * min(m, d) else 4
+    n_iter = resolved_iterations(n_iter, k, (m, d))
     if normalizer == "auto":
         normalizer = "none" if n_iter <= 2 else "LU"
     norm = _normalizer(normalizer)
@@ -243,9 +276,15 @@ def randomized_top(A, k, *, n_oversamples, n_iter, normalizer, random_state, dty
     Q = rng.normal(size=(op.shape[1], k + n_oversamples))
     if dtype == np.float32:
         Q = Q.astype(np.float32)
-    for _ in range(n_iter):
-        Q = norm(op @ Q)
-        Q = norm(op.T @ Q)
+    if gram is not None and not transpose:
+        Q = Q.astype(np.float64)
+        for _ in range(n_iter):
+            Q = norm(gram @ Q)
+        Q = Q.astype(dtype, copy=False)
+    else:
+        for _ in range(n_iter):
+            Q = norm(op @ Q)
+            Q = norm(op.T @ Q)
     Q = scipy.linalg.qr(op @ Q, mode="economic", check_finite=False)[0]
     B = np.asarray(op.T @ Q).T  # Q^T op, (k + p) x n
     U_hat, singular, vt = scipy.linalg.svd(B, full_matrices=False, check_finite=False)
@@ -268,15 +307,23 @@ def arpack_top(A, k, *, tol, random_state):
 
 def fit_truncated(X, k, solver, params):
     """The ``"arpack"`` or ``"randomized"`` route; ``params`` holds the estimator's knobs."""
+    gram = None
     if solver == "arpack" and (explicit_gram_applies(X) or gram_route_applies(X)):
         # a tall X: ARPACK on the Gram operator, the d x d matrix formed once or the
         # one-pass product (no copy of X unless centring cancels)
         base, shift, mean, total = centring(X, implicit_float32=True)
         A = None
+    elif solver == "randomized" and randomized_gram_applies(X, k, params):
+        # the power iterations on the d x d scatter; the final two products on X itself
+        base, shift, mean, total = centring(X)
+        A = centred_operator(base, mean) if shift is mean else base
+        gram = base, shift
     else:
         A, mean, total = centred_data(X, prefer_copy=solver == "arpack")
     if not np.isfinite(total):
         raise ValueError(f"{SCATTER} has non-finite entries (inf or NaN). {REMEDY}")
+    if gram is not None:
+        gram = explicit_gram_matrix(*gram)
     if A is None:
         v0 = check_random_state(params.random_state).uniform(-1, 1, X.shape[1])
         singular, vectors, left = gram_arpack_top(base, shift, k, tol=params.tol, v0=v0)
@@ -287,7 +334,7 @@ def fit_truncated(X, k, solver, params):
         singular, vectors, left = randomized_top(
             A, k, n_oversamples=params.n_oversamples, n_iter=params.iterated_power,
             normalizer=params.power_iteration_normalizer, random_state=params.random_state,
-            dtype=X.dtype)
+            dtype=X.dtype, gram=gram)
     singular = np.asarray(singular, dtype=np.float64)
     values = singular**2
     check_spectrum(values, vectors, k, what="The centred data", dtype=np.float64,
