@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ._config import memory_budget
+from ._config import budget_applies, memory_budget
 from ._feature_names import check_feature_names
 from .exceptions import DataConversionWarning, MemoryBudgetError, NotFittedError, compatible
 
@@ -314,6 +314,8 @@ def check_dense_allocation(shape, dtype, *, what, alternative):
         When the bytes exceed :func:`fastdr._config.memory_budget`.
     """
     n_bytes = int(np.prod([int(s) for s in shape], dtype=np.float64)) * np.dtype(dtype).itemsize
+    if not budget_applies(n_bytes):
+        return n_bytes
     budget = memory_budget()
     if n_bytes > budget:
         dims = " x ".join(str(int(s)) for s in shape)

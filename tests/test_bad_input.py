@@ -306,6 +306,24 @@ def test_memory_budget_suffixes(monkeypatch):
     assert memory_budget() == 1500
 
 
+def test_small_allocations_skip_the_memory_reading_unless_a_budget_is_set(monkeypatch):
+    from fastdr import _config
+    from fastdr._validation import check_dense_allocation
+    from fastdr.exceptions import MemoryBudgetError
+
+    monkeypatch.delenv("FASTDR_MEMORY_BUDGET", raising=False)
+    reads = []
+    monkeypatch.setattr(_config, "_available_memory", lambda: reads.append(1) or 10**6)
+    assert check_dense_allocation((128, 1024), np.float64, what="A", alternative="") == 2**20
+    assert reads == []
+    with pytest.raises(MemoryBudgetError, match="needs 1,056,768 bytes"):
+        check_dense_allocation((129, 1024), np.float64, what="A", alternative="")
+    assert reads == [1]
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "1K")
+    with pytest.raises(MemoryBudgetError, match="needs 1,600 bytes"):
+        check_dense_allocation((10, 20), np.float64, what="A", alternative="")
+
+
 # -- one parameter-checking style --------------------------------------------------------
 
 OWNED_TABLES = ["NearestNeighbors", "KNeighborsClassifier", "KNeighborsRegressor", "Isomap",
