@@ -240,7 +240,9 @@ def symmetric_eigenpairs(
         solver = choose_solver(n, n_components, sparse=sparse)
     if solver in ("arpack", "lobpcg") and n_components >= n:
         solver = "dense"
-    rng = check_random_state(random_state)
+    # None seeds a RandomState from the OS (0.15 ms): not for LAPACK, which draws nothing
+    dense_unseeded = solver == "dense" and random_state is None
+    rng = None if dense_unseeded else check_random_state(random_state)
     try:
         if solver == "dense":
             values, vectors = dense_pairs(A, n_components, largest, overwrite_a)
