@@ -153,6 +153,31 @@ def test_engine_check_that_raises_is_a_failed_agreement():
     assert not found.agreement.ok and "ValueError: shapes differ" in found.agreement.detail
 
 
+def test_engine_times_with_the_setup_objects_frozen_and_unfreezes_after():
+    import gc
+
+    from bench.engine import measure
+
+    assert gc.get_freeze_count() == 0
+    frozen = []
+
+    class Recording(_Impl):
+        def run(self, data, state):
+            frozen.append(gc.get_freeze_count())
+            return super().run(data, state)
+
+    measure(Recording(), None, min_repeats=2, max_repeats=2)
+    assert len(frozen) == 3 and min(frozen) > 0 and gc.get_freeze_count() == 0
+
+    class Failing(_Impl):
+        def run(self, data, state):
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        measure(Failing(), None, min_repeats=1, max_repeats=1)
+    assert gc.get_freeze_count() == 0
+
+
 def test_gemm_roofline_times_the_same_shape_blocked_when_large():
     from bench.engine import gemm_seconds
     from bench.report.build import _roofline
