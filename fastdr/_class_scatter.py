@@ -5,12 +5,49 @@ Rows are never copied per class: scatter matrices (and the R factor) are accumul
 small row blocks (gathered and centred by numba, multiplied or factorised by BLAS/LAPACK).
 """
 
+from contextlib import nullcontext
+
 import numpy as np
 import scipy.linalg
 
+from . import _config as config
+from ._blas import single_threaded_blas
 from ._config import scatter_block_rows
 from ._kernels import class_stats
 from ._parallel import parallel_section
+
+
+def products_on_one_thread(d):
+    """``single_threaded_blas()`` while the scatter loops' per-block products are small:
+    a block's ``B^T B`` below ``LDA_SINGLE_THREAD_BLAS_MAX_WORK`` multiply-adds (else a null
+    context).
+
+    Such a product (1,000 x 25) takes 25 us on one thread and 49 us on two, and on two it
+    could stall: OpenBLAS's caller spins for its helper, and on the 2-core VM the helper was
+    sometimes queued on the caller's own core, so both ran by turns for 10 to 30 ms while the
+    other core idled (``/proc/self/task/*/schedstat``). LDA fits at 10,000 x 25 and
+    10 classes took 55 to 76 ms in one call of five, instead of 2 to 4 ms.
+    """
+    if scatter_block_rows(d) * d * d <= config.LDA_SINGLE_THREAD_BLAS_MAX_WORK:
+        return single_threaded_blas()
+    return nullcontext()
+
+
+def gather_centre(X, order, start, centre, inv_scale, out, sq_norms, n_jobs):
+    """``out[r] = (X[order[start + r]] - centre) * inv_scale`` and its squared row norms.
+
+    A block of fewer than ``GATHER_PARALLEL_MIN_ELEMENTS`` elements is gathered on the
+    calling thread: the BLAS product that follows each block leaves numpy's OpenBLAS workers
+    spinning, and a numba launch between two such products shared the cores with them (LDA
+    fits at 10,000 x 25, 10 classes, took 30 to 50 ms instead of 4 to 6 ms in one call of
+    three). Larger blocks run on ``n_jobs`` threads.
+    """
+    if out.size < config.GATHER_PARALLEL_MIN_ELEMENTS:
+        class_stats.gather_centre_rows(X, order, start, centre, inv_scale, out, sq_norms, 0,
+                                       out.shape[0])
+        return
+    with parallel_section(n_jobs):
+        class_stats.gather_centre_block(X, order, start, centre, inv_scale, out, sq_norms)
 
 
 def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None):
@@ -53,24 +90,24 @@ def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None
     total = np.zeros((d, d), dtype=np.float64) if inv_scales is None else None
     per_class = [] if inv_scales is not None else None
     ones = np.ones(d, dtype=np.float64)
-    for k in range(len(counts)):
-        if inv_scales is None:
-            scale = ones * np.sqrt(weights[k])
-        else:
-            scale = inv_scales[k]
-        scatter = total if inv_scales is None else np.zeros((d, d), dtype=np.float64)
-        fourth = 0.0
-        for start in range(starts[k], starts[k + 1], rows):
-            stop = min(starts[k + 1], start + rows)
-            block = buf[: stop - start]
-            with parallel_section(n_jobs):
-                class_stats.gather_centre_block(X, order, start, means[k], scale, block,
-                                                norms[: stop - start])
-            scatter += block.T @ block
+    with products_on_one_thread(d):
+        for k in range(len(counts)):
+            if inv_scales is None:
+                scale = ones * np.sqrt(weights[k])
+            else:
+                scale = inv_scales[k]
+            scatter = total if inv_scales is None else np.zeros((d, d), dtype=np.float64)
+            fourth = 0.0
+            for start in range(starts[k], starts[k + 1], rows):
+                stop = min(starts[k + 1], start + rows)
+                block = buf[: stop - start]
+                gather_centre(X, order, start, means[k], scale, block, norms[: stop - start],
+                              n_jobs)
+                scatter += block.T @ block
+                if inv_scales is not None:
+                    fourth += float(np.dot(norms[: stop - start], norms[: stop - start]))
             if inv_scales is not None:
-                fourth += float(np.dot(norms[: stop - start], norms[: stop - start]))
-        if inv_scales is not None:
-            per_class.append((scatter, fourth))
+                per_class.append((scatter, fourth))
     if total is not None:
         total = 0.5 * (total + total.T)
     return total, per_class
@@ -111,17 +148,17 @@ def class_scatter_pair(X, codes, counts, means, weights_a, weights_b, n_jobs=Non
     scatter = np.empty((d, d), dtype=np.float64)
     total_a = np.zeros((d, d), dtype=np.float64)
     total_b = np.zeros((d, d), dtype=np.float64)
-    for k in range(len(counts)):
-        scatter[:] = 0.0
-        for start in range(starts[k], starts[k + 1], rows):
-            stop = min(starts[k + 1], start + rows)
-            block = buf[: stop - start]
-            with parallel_section(n_jobs):
-                class_stats.gather_centre_block(X, order, start, means[k], ones, block,
-                                                norms[: stop - start])
-            scatter += block.T @ block
-        total_a += weights_a[k] * scatter
-        total_b += weights_b[k] * scatter
+    with products_on_one_thread(d):
+        for k in range(len(counts)):
+            scatter[:] = 0.0
+            for start in range(starts[k], starts[k + 1], rows):
+                stop = min(starts[k + 1], start + rows)
+                block = buf[: stop - start]
+                gather_centre(X, order, start, means[k], ones, block, norms[: stop - start],
+                              n_jobs)
+                scatter += block.T @ block
+            total_a += weights_a[k] * scatter
+            total_b += weights_b[k] * scatter
     return 0.5 * (total_a + total_a.T), 0.5 * (total_b + total_b.T)
 
 
@@ -268,9 +305,8 @@ def within_r_factor(X, codes, counts, means, inv_scale, n_jobs=None):
         while start < starts[k + 1]:
             take = min(starts[k + 1] - start, rows - filled)
             at = r_rows + filled
-            with parallel_section(n_jobs):
-                class_stats.gather_centre_block(X, order, start, means[k], inv_scale,
-                                                stack[at: at + take], norms[:take])
+            gather_centre(X, order, start, means[k], inv_scale, stack[at: at + take],
+                          norms[:take], n_jobs)
             start += take
             filled += take
             if filled == rows:
@@ -313,8 +349,6 @@ def centred_fourth_moment(X, centre, inv_scale, n_jobs=None):
     total = 0.0
     for start in range(0, m, rows):
         n = min(m - start, rows)
-        with parallel_section(n_jobs):
-            class_stats.gather_centre_block(X, order, start, centre, inv_scale, buf[:n],
-                                            norms[:n])
+        gather_centre(X, order, start, centre, inv_scale, buf[:n], norms[:n], n_jobs)
         total += float(np.dot(norms[:n], norms[:n]))
     return total

@@ -53,6 +53,16 @@ RANDOMIZED_EXPLICIT_GRAM_MAX_DIM = 512
 #: (scikit-learn's default for 10 components) 1.1x at 2,000 x 500, 2.2x at 5,000 x 500.
 RANDOMIZED_GRAM_GAIN = 5.0
 
+#: LDA's row gathering (class scatter, Ledoit-Wolf, the R factor) runs on the calling thread
+#: for blocks below this many elements (see :func:`fastdr._class_scatter.gather_centre`):
+#: measured serial against a parallel launch, 1,000 x 25 12 against 90 us, 5,000 x 100 281
+#: against 417 us (the gather is memory-bound) ...
+GATHER_PARALLEL_MIN_ELEMENTS = 2**20
+#: ... and its per-block products ``B^T B`` run on one BLAS thread up to this many
+#: multiply-adds a block (rows x d^2; measured single against two threads: 1,000 x 25 25 us
+#: against 49 us, 8,192 x 64 841 against 926 us, 5,000 x 100 1.18 against 1.04 ms).
+LDA_SINGLE_THREAD_BLAS_MAX_WORK = 2**26
+
 #: MMC's pair sums (pairs x d^2 multiply-adds) up to this size run serially: a parallel
 #: launch costs about 0.1 ms on numba's workqueue layer. Measured on 10 Gaussian classes,
 #: d = 16 (a few thousand pairs, under 1M a sum) MMC_Supervised's fit went from 64 to 16 ms

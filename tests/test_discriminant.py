@@ -341,9 +341,11 @@ def test_lda_still_refuses_a_feature_constant_within_every_class(rng):
 def test_lda_n_jobs_is_used_and_does_not_change_results(rng, monkeypatch, shrinkage):
     import fastdr._class_scatter as class_scatter_module
     import fastdr.discriminant as discriminant
+    from fastdr import _config
 
     X, y = _classes(rng, m=400, d=19, k=3)
-    one = LDA(solver="eigen", shrinkage=shrinkage, n_jobs=1).fit(X, y)
+    one = LDA(solver="eigen", shrinkage=shrinkage, n_jobs=1).fit(X, y)  # gathers serially
+    monkeypatch.setattr(_config, "GATHER_PARALLEL_MIN_ELEMENTS", 0)  # every block launches
     seen = []
     real = discriminant.parallel_section
 
@@ -359,3 +361,15 @@ def test_lda_n_jobs_is_used_and_does_not_change_results(rng, monkeypatch, shrink
     for name in ("means_", "covariance_", "scalings_", "coef_", "intercept_"):
         np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+
+
+def test_lda_small_block_products_run_on_one_blas_thread():
+    from fastdr._blas import controlled_thread_counts
+    from fastdr._class_scatter import products_on_one_thread
+
+    before = controlled_thread_counts(numpy_own=True)
+    with products_on_one_thread(25):  # 8,192 x 25 blocks: 5M multiply-adds
+        assert set(controlled_thread_counts(numpy_own=True)) <= {1}
+    with products_on_one_thread(200):  # 2,621 x 200 blocks: 105M, threaded
+        assert controlled_thread_counts(numpy_own=True) == before
+    assert controlled_thread_counts(numpy_own=True) == before

@@ -51,14 +51,15 @@ def class_centred_sumsq(X, codes, means):
     return out
 
 
-@njit(cache=True, parallel=True)
-def gather_centre_block(X, rows, start, centre, inv_scale, out, sq_norms):
-    """``out[r] = (X[rows[start + r]] - centre) * inv_scale``; ``sq_norms[r] = |out[r]|^2``.
+@njit(cache=True)
+def gather_centre_rows(X, rows, start, centre, inv_scale, out, sq_norms, r0, r1):
+    """Serial worker of :func:`gather_centre_block` for the block rows ``r0..r1``.
 
-    Parallel over rows; each iteration writes only its own row. O(rows d).
+    Also called directly, without a parallel launch, for a small block (see
+    :func:`fastdr._class_scatter.gather_centre`).
     """
-    n_rows, d = out.shape
-    for r in prange(n_rows):
+    d = out.shape[1]
+    for r in range(r0, r1):
         i = rows[start + r]
         acc = 0.0
         for f in range(d):
@@ -66,3 +67,22 @@ def gather_centre_block(X, rows, start, centre, inv_scale, out, sq_norms):
             out[r, f] = v
             acc += v * v
         sq_norms[r] = acc
+
+
+#: rows per iteration of :func:`gather_centre_block`'s parallel loop
+GATHER_CHUNK_ROWS = 64
+
+
+@njit(cache=True, parallel=True)
+def gather_centre_block(X, rows, start, centre, inv_scale, out, sq_norms):
+    """``out[r] = (X[rows[start + r]] - centre) * inv_scale``; ``sq_norms[r] = |out[r]|^2``.
+
+    Parallel over chunks of ``GATHER_CHUNK_ROWS`` rows; each writes only its own rows (the
+    same values for any thread count). O(rows d).
+    """
+    n_rows = out.shape[0]
+    n_chunks = (n_rows + GATHER_CHUNK_ROWS - 1) // GATHER_CHUNK_ROWS
+    for c in prange(n_chunks):
+        r0 = c * GATHER_CHUNK_ROWS
+        gather_centre_rows(X, rows, start, centre, inv_scale, out, sq_norms, r0,
+                           min(n_rows, r0 + GATHER_CHUNK_ROWS))
