@@ -345,7 +345,7 @@ def test_pca_arpack_on_the_fused_gram_operator_equals_sklearn(monkeypatch, conta
     calls = []
     real = _pca_arpack.gram_operator
     monkeypatch.setattr(_pca_arpack, "gram_operator",
-                        lambda X, mean: calls.append(mean.any()) or real(X, mean))
+                        lambda X, mean, **kw: calls.append(mean.any()) or real(X, mean, **kw))
     monkeypatch.setattr(_config, "ARPACK_GRAM_MIN_ELEMENTS", 0)
     monkeypatch.setattr(_config, "ARPACK_GRAM_MIN_STORED", 0)
     monkeypatch.setattr(_config, "ARPACK_EXPLICIT_GRAM_MAX_DIM", 0)
@@ -374,7 +374,7 @@ def test_pca_arpack_on_the_explicit_gram_matrix_equals_sklearn(monkeypatch, cont
     calls = []
     real = _pca_arpack.explicit_gram_operator
     monkeypatch.setattr(_pca_arpack, "explicit_gram_operator",
-                        lambda X, mean: calls.append(mean.any()) or real(X, mean))
+                        lambda X, mean, **kw: calls.append(mean.any()) or real(X, mean, **kw))
     X = _pca_data(seed=8, m=203, d=14, offset=offset)
     if container == "csr":
         X = sp.csr_matrix(np.where(np.random.default_rng(2).random(X.shape) < 0.4, X, 0.0))
@@ -385,6 +385,29 @@ def test_pca_arpack_on_the_explicit_gram_matrix_equals_sklearn(monkeypatch, cont
     np.testing.assert_allclose(
         fastdr.PCA(5, svd_solver="arpack", random_state=0).fit_transform(X),
         skd.PCA(5, svd_solver="arpack", random_state=0).fit_transform(X), rtol=0, atol=1e-7)
+
+
+def test_pca_arpack_dense_explicit_route_makes_one_pass_and_a_one_thread_svd(monkeypatch):
+    # dense: the scatter from centred_scatter, no centring pass; the m x k SVD on one thread
+    from fastdr._blas import controlled_thread_counts
+    from fastdr.decomposition import _pca_arpack, _pca_solvers
+
+    def no_centring(*args, **kwargs):
+        raise AssertionError("a separate centring pass")
+
+    threads, real_svd = [], _pca_arpack.scipy.linalg.svd
+
+    def svd(*args, **kwargs):
+        threads.append(controlled_thread_counts() + controlled_thread_counts(numpy_own=True))
+        return real_svd(*args, **kwargs)
+
+    monkeypatch.setattr(_pca_solvers, "centring", no_centring)
+    monkeypatch.setattr(_pca_arpack.scipy.linalg, "svd", svd)
+    X = _pca_data(seed=9, m=300, d=20)
+    sk, ours = _fit_both(X, n_components=4, svd_solver="arpack", random_state=0)
+    assert len(threads) == 1 and set(threads[0]) <= {1}
+    monkeypatch.undo()
+    _assert_same_pca(sk, ours, X, X, rtol=1e-7)
 
 
 @pytest.mark.parametrize("offset", [2.0, 1e6])
@@ -414,7 +437,7 @@ def test_pca_arpack_csr_with_long_rows_keeps_the_sparse_products(monkeypatch):
     calls = []
     real = _pca_arpack.explicit_gram_operator
     monkeypatch.setattr(_pca_arpack, "explicit_gram_operator",
-                        lambda X, mean: calls.append(1) or real(X, mean))
+                        lambda X, mean, **kw: calls.append(1) or real(X, mean, **kw))
     X = sp.csr_matrix(_pca_data(seed=3, m=400, d=120, offset=2.0))  # 120 entries a row
     assert not _pca_arpack.explicit_gram_applies(X)
     sk, ours = _fit_both(X, n_components=4, svd_solver="arpack", random_state=0)

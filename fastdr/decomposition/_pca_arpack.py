@@ -20,6 +20,7 @@ import scipy.linalg
 import scipy.sparse.linalg
 
 from .. import _config as config
+from .._blas import single_threaded_blas
 from .._kernels.block_product import dense_times_block
 from .._kernels.gram_product import centred_gram_csr, centred_gram_dense, csr_gram_matrix
 from .._parallel import parallel_section
@@ -79,11 +80,16 @@ def explicit_gram_matrix(X, mean):
     return 0.5 * (gram + gram.T)
 
 
-def explicit_gram_operator(X, mean):
-    """``v -> C v`` for the matrix of :func:`explicit_gram_matrix`, formed once: a d x d
-    LinearOperator in X's dtype, as :func:`gram_operator`. O(d^2) a product."""
+def explicit_gram_operator(X, mean, gram=None):
+    """``v -> C v`` for the matrix of :func:`explicit_gram_matrix` (or ``gram``, that matrix
+    already formed), in X's dtype as :func:`gram_operator`: float64 X gets the matrix itself
+    (ARPACK then multiplies without a Python call a step), float32 X a LinearOperator.
+    O(d^2) a product."""
     d = X.shape[1]
-    gram = explicit_gram_matrix(X, mean)
+    if gram is None:
+        gram = explicit_gram_matrix(X, mean)
+    if X.dtype == np.float64:
+        return gram
 
     def matvec(v):
         return (gram @ np.ravel(v).astype(np.float64, copy=False)).astype(X.dtype, copy=False)
@@ -135,7 +141,7 @@ def centred_matmat(X, mean, V):
     return product
 
 
-def gram_arpack_top(X, mean, k, *, tol, v0):
+def gram_arpack_top(X, mean, k, *, tol, v0, gram=None):
     """Top k singular triplets of ``Xc = X - 1 mean^T`` as ``svds(Xc, k, tol=tol, v0=v0)``.
 
     Parameters
@@ -149,6 +155,8 @@ def gram_arpack_top(X, mean, k, *, tol, v0):
     tol : float
         svds's tolerance (ARPACK gets ``tol**2``, as in svds).
     v0 : ndarray of shape (d,)
+    gram : ndarray of shape (d, d) or None
+        ``Xc^T Xc`` in float64, already formed (then the explicit route is taken).
 
     Returns
     -------
@@ -156,9 +164,17 @@ def gram_arpack_top(X, mean, k, *, tol, v0):
     right : ndarray of shape (d, k)
     left : ndarray of shape (m, k)
     """
-    operator = (explicit_gram_operator if explicit_gram_applies(X) else gram_operator)(X, mean)
+    if gram is not None:
+        operator = explicit_gram_operator(X, mean, gram=gram)
+    elif explicit_gram_applies(X):
+        operator = explicit_gram_operator(X, mean)
+    else:
+        operator = gram_operator(X, mean)
     _, ritz = scipy.sparse.linalg.eigsh(operator, k=k, tol=tol**2, v0=v0)
     ritz, _ = np.linalg.qr(ritz)  # ARPACK's Ritz vectors need not be exactly orthonormal
     product = centred_matmat(X, mean, ritz)
-    u, s, wt = scipy.linalg.svd(product, full_matrices=False, overwrite_a=True)
+    # m x k with k small: one BLAS thread (LAPACK's many small steps gain nothing from two,
+    # and on two they stalled for about 10 ms in one fit of two at 10,000 x 100, 10 columns)
+    with single_threaded_blas():
+        u, s, wt = scipy.linalg.svd(product, full_matrices=False, overwrite_a=True)
     return s, (wt @ ritz.T).T, u.astype(X.dtype, copy=False)

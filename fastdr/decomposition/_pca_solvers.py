@@ -307,8 +307,20 @@ def arpack_top(A, k, *, tol, random_state):
 
 def fit_truncated(X, k, solver, params):
     """The ``"arpack"`` or ``"randomized"`` route; ``params`` holds the estimator's knobs."""
-    gram = None
-    if solver == "arpack" and (explicit_gram_applies(X) or gram_route_applies(X)):
+    gram, on_scatter = None, False
+    if solver == "arpack" and not is_sparse(X) and explicit_gram_applies(X):
+        # a tall dense X with few features: one product gives the mean-corrected scatter
+        # (float64 accumulation where it would cancel) and the cancellation check, with no
+        # separate centring pass; a centred copy only where the final product would cancel
+        mean, gram = centred_scatter(X)
+        total = float(np.trace(gram))
+        base, shift = X, mean
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            loss = np.where(mean == 0, 0.0, X.shape[0] * mean * mean / np.diag(gram))
+        if not loss.max(initial=0.0) <= _MAX_CANCELLATION:
+            base, shift = X - mean.astype(X.dtype), np.zeros_like(mean)
+        A = None
+    elif solver == "arpack" and (explicit_gram_applies(X) or gram_route_applies(X)):
         # a tall X: ARPACK on the Gram operator, the d x d matrix formed once or the
         # one-pass product (no copy of X unless centring cancels)
         base, shift, mean, total = centring(X, implicit_float32=True)
@@ -317,20 +329,21 @@ def fit_truncated(X, k, solver, params):
         # the power iterations on the d x d scatter; the final two products on X itself
         base, shift, mean, total = centring(X)
         A = centred_operator(base, mean) if shift is mean else base
-        gram = base, shift
+        on_scatter = True
     else:
         A, mean, total = centred_data(X, prefer_copy=solver == "arpack")
     if not np.isfinite(total):
         raise ValueError(f"{SCATTER} has non-finite entries (inf or NaN). {REMEDY}")
-    if gram is not None:
-        gram = explicit_gram_matrix(*gram)
     if A is None:
         v0 = check_random_state(params.random_state).uniform(-1, 1, X.shape[1])
-        singular, vectors, left = gram_arpack_top(base, shift, k, tol=params.tol, v0=v0)
+        singular, vectors, left = gram_arpack_top(base, shift, k, tol=params.tol, v0=v0,
+                                                  gram=gram)
     elif solver == "arpack":
         singular, vectors, left = arpack_top(A, k, tol=params.tol,
                                              random_state=params.random_state)
     else:
+        if on_scatter:  # formed only now that X's sum of squares is known to be finite
+            gram = explicit_gram_matrix(base, shift)
         singular, vectors, left = randomized_top(
             A, k, n_oversamples=params.n_oversamples, n_iter=params.iterated_power,
             normalizer=params.power_iteration_normalizer, random_state=params.random_state,
