@@ -159,9 +159,9 @@ def test_pca_randomized_on_the_scatter_matrix_equals_sklearn(monkeypatch, gram, 
 
     monkeypatch.setattr(_config, "RANDOMIZED_GRAM_GAIN", 1e9 if gram else 0.0)
     calls = []
-    real = _pca_solvers.explicit_gram_matrix
-    monkeypatch.setattr(_pca_solvers, "explicit_gram_matrix",
-                        lambda *a: calls.append(a) or real(*a))
+    real = _pca_solvers.scatter_and_centring
+    monkeypatch.setattr(_pca_solvers, "scatter_and_centring",
+                        lambda *a, **kw: calls.append(a) or real(*a, **kw))
     rng = np.random.default_rng(8)
     X = (rng.standard_normal((300, 30)) * np.linspace(2.0, 1.0, 30) + offset).astype(dtype)
     params = dict(n_components=5, svd_solver="randomized", iterated_power=2,

@@ -26,7 +26,6 @@ from ._centred import (
 )
 from ._pca_arpack import (
     explicit_gram_applies,
-    explicit_gram_matrix,
     gram_arpack_top,
     gram_route_applies,
 )
@@ -210,6 +209,26 @@ def centring(X, *, prefer_copy=False, implicit_float32=False):
     return X - mean.astype(X.dtype), np.zeros(d), mean, total
 
 
+def scatter_and_centring(X, *, implicit_float32=False):
+    """A dense X's centred scatter and how to centre its products, from one pass over X.
+
+    :func:`fastdr.decomposition._centred.centred_scatter` gives the mean and the d x d
+    scatter (float64 accumulation where the one-product route would cancel); its diagonal
+    gives the cancellation check of :func:`centring`, with no pass of its own. Returns
+    ``(base, shift, mean, total, scatter)`` as :func:`centring` plus the scatter: X itself
+    with ``shift = mean`` where implicit centring keeps its digits (float64, or
+    ``implicit_float32``), else a centred copy with ``shift = 0``.
+    """
+    mean, scatter = centred_scatter(X)
+    total = float(np.trace(scatter))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        loss = np.where(mean == 0, 0.0, X.shape[0] * mean * mean / np.diag(scatter))
+    if (X.dtype == np.float64 or implicit_float32) and loss.max(initial=0.0) <= \
+            _MAX_CANCELLATION:
+        return X, mean, mean, total, scatter
+    return X - mean.astype(X.dtype), np.zeros_like(mean), mean, total, scatter
+
+
 def centred_data(X, *, prefer_copy=False):
     """``X - 1 mean^T`` (a LinearOperator when centred implicitly, see :func:`centring`),
     the mean (float64) and the centred sum of squares."""
@@ -307,29 +326,20 @@ def arpack_top(A, k, *, tol, random_state):
 
 def fit_truncated(X, k, solver, params):
     """The ``"arpack"`` or ``"randomized"`` route; ``params`` holds the estimator's knobs."""
-    gram, on_scatter = None, False
+    gram = None
     if solver == "arpack" and not is_sparse(X) and explicit_gram_applies(X):
-        # a tall dense X with few features: one product gives the mean-corrected scatter
-        # (float64 accumulation where it would cancel) and the cancellation check, with no
-        # separate centring pass; a centred copy only where the final product would cancel
-        mean, gram = centred_scatter(X)
-        total = float(np.trace(gram))
-        base, shift = X, mean
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            loss = np.where(mean == 0, 0.0, X.shape[0] * mean * mean / np.diag(gram))
-        if not loss.max(initial=0.0) <= _MAX_CANCELLATION:
-            base, shift = X - mean.astype(X.dtype), np.zeros_like(mean)
+        # a tall dense X with few features: ARPACK on the d x d scatter
+        base, shift, mean, total, gram = scatter_and_centring(X, implicit_float32=True)
         A = None
     elif solver == "arpack" and (explicit_gram_applies(X) or gram_route_applies(X)):
-        # a tall X: ARPACK on the Gram operator, the d x d matrix formed once or the
+        # a tall X: ARPACK on the Gram operator, the d x d matrix formed once (CSR) or the
         # one-pass product (no copy of X unless centring cancels)
         base, shift, mean, total = centring(X, implicit_float32=True)
         A = None
     elif solver == "randomized" and randomized_gram_applies(X, k, params):
         # the power iterations on the d x d scatter; the final two products on X itself
-        base, shift, mean, total = centring(X)
+        base, shift, mean, total, gram = scatter_and_centring(X)
         A = centred_operator(base, mean) if shift is mean else base
-        on_scatter = True
     else:
         A, mean, total = centred_data(X, prefer_copy=solver == "arpack")
     if not np.isfinite(total):
@@ -342,8 +352,6 @@ def fit_truncated(X, k, solver, params):
         singular, vectors, left = arpack_top(A, k, tol=params.tol,
                                              random_state=params.random_state)
     else:
-        if on_scatter:  # formed only now that X's sum of squares is known to be finite
-            gram = explicit_gram_matrix(base, shift)
         singular, vectors, left = randomized_top(
             A, k, n_oversamples=params.n_oversamples, n_iter=params.iterated_power,
             normalizer=params.power_iteration_normalizer, random_state=params.random_state,
