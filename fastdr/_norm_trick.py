@@ -33,6 +33,7 @@ class NormTrick(NamedTuple):
 
 _SERIAL_TWINS = {
     dist_kernels.centred_sqnorms: dist_kernels.centred_sqnorms_serial,
+    dist_kernels.centre_rows: dist_kernels.centre_rows_serial,
     dist_kernels.pack_queries: dist_kernels.pack_queries_serial,
     dist_kernels.pack_targets: dist_kernels.pack_targets_serial,
     knn_screen.pack_screen_queries: knn_screen.pack_screen_queries_serial,
@@ -81,6 +82,23 @@ def norm_trick_setup(T, Q=None, *, query_norms=True):
     else:
         q_norms = None
     return NormTrick(centre, t_norms, q_norms, RECOMPUTE_TOL[np.dtype(T.dtype)])
+
+
+def self_norm_trick(X):
+    """:func:`norm_trick_setup` for X against itself, with the centred rows from the same pass.
+
+    Call it inside :func:`fastdr._parallel.parallel_section`.
+
+    Returns
+    -------
+    trick : NormTrick
+        As ``norm_trick_setup(X)``: the same centre, norms and tolerance.
+    centred : ndarray of shape (m, d)
+        ``X - centre`` in X's dtype. O(m d) time and memory.
+    """
+    centre = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
+    centred, norms = prep_kernel(dist_kernels.centre_rows, X)(X, centre)
+    return NormTrick(centre, norms, norms, RECOMPUTE_TOL[np.dtype(X.dtype)]), centred
 
 
 def target_block(n):

@@ -59,6 +59,7 @@ def _pairwise():
         centre = X.mean(axis=0).astype(dtype)
         with parallel_section(None):
             norms = dist_kernels.centred_sqnorms(X, centre)
+            dist_kernels.centre_rows(X, centre)
             dist_kernels.pack_queries(X, centre)
             dist_kernels.pack_targets(X, centre, norms.astype(dtype), 16)
             centre64 = centre.astype(np.float64)

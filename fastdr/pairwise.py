@@ -14,7 +14,7 @@ from ._distance_checks import check_distance_magnitude
 from ._kernels import distances as dist_kernels
 from ._kernels.streaming import misalignment
 from ._metric import resolve_neighbors_metric
-from ._norm_trick import norm_trick_setup, prep_kernel, target_block
+from ._norm_trick import norm_trick_setup, prep_kernel, self_norm_trick, target_block
 from ._parallel import parallel_section
 from ._validation import check_array, check_dense_allocation
 
@@ -102,7 +102,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
     if Y is None and Q.shape[1] >= GEMM_MIN_DIM:
         # the norm trick's centred norms are the magnitude check's: one mean, one pass
         with parallel_section(n_jobs):
-            trick = norm_trick_setup(T, None)
+            trick, centred = self_norm_trick(T)
         check_distance_magnitude(T, "X", centre=trick.centre, sq_norms=trick.t_norms,
                                  training=True)
     else:
@@ -119,12 +119,9 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
                 trick = norm_trick_setup(T, None if Y is None else Q)
             if Y is None:
                 # each pair once, mirrored (half the GEMM work)
-                packed = prep_kernel(dist_kernels.pack_queries, T)(T, trick.centre)
                 block = PAIRWISE_SELF_BLOCK // (2 if m <= PAIRWISE_SMALL_ROWS else 1)
-                t_packed = prep_kernel(dist_kernels.pack_targets, T)(
-                    T, trick.centre, trick.t_norms.astype(T.dtype), block)
-                dist_kernels.pairwise_self_gemm(T, packed, t_packed, trick.t_norms,
-                                                trick.tol, not squared, out, stream)
+                dist_kernels.pairwise_self_gemm(T, centred, trick.t_norms, trick.tol,
+                                                not squared, block, out, stream)
                 return out
             t_packed = prep_kernel(dist_kernels.pack_targets, T)(
                 T, trick.centre, trick.t_norms.astype(T.dtype), target_block(n))

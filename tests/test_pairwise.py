@@ -138,6 +138,12 @@ def test_serial_twins_of_the_setup_kernels_are_bit_identical(rng, dtype):
     norms = k.centred_sqnorms(X, centre)
     np.testing.assert_array_equal(k.centred_sqnorms_serial(X, centre), norms)
     np.testing.assert_array_equal(k.pack_queries_serial(X, centre), k.pack_queries(X, centre))
+    centred, centred_norms = k.centre_rows(X, centre)
+    assert centred.dtype == dtype and centred_norms.dtype == np.float64
+    np.testing.assert_array_equal(centred, X - centre)
+    np.testing.assert_array_equal(centred_norms, norms)
+    for got, want in zip(k.centre_rows_serial(X, centre), (centred, norms), strict=True):
+        np.testing.assert_array_equal(got, want)
     for block in (16, 64, 128):  # 301 rows: ragged last blocks, zero padding
         packed = k.pack_targets(X, centre, norms.astype(dtype), block)
         np.testing.assert_array_equal(
@@ -153,14 +159,22 @@ def test_serial_twins_of_the_setup_kernels_are_bit_identical(rng, dtype):
 
 @pytest.mark.parametrize("m", [300, 2100])  # 128-row tiles, 256-row tiles
 @pytest.mark.parametrize("serial_limit", [0, 2**30])  # parallel set-up, serial set-up
-def test_self_distances_on_both_tile_sizes_and_set_up_paths(rng, monkeypatch, m, serial_limit):
+@pytest.mark.parametrize("dtype,rtol", [(np.float64, 1e-10), (np.float32, 1e-4)])
+def test_self_distances_on_both_tile_sizes_and_set_up_paths(rng, monkeypatch, m, serial_limit,
+                                                            dtype, rtol):
+    from sklearn.metrics import pairwise_distances as sk_pairwise
+
     import fastdr._norm_trick as norm_trick
 
     monkeypatch.setattr(norm_trick, "PREP_SERIAL_MAX_ELEMENTS", serial_limit)
-    X = rng.standard_normal((m, 20)) + 3
+    X = (rng.standard_normal((m, 20)) + 3).astype(dtype)
     D = pairwise_distances(X)
-    np.testing.assert_allclose(D, np.sqrt(sq_euclidean(X, X)), rtol=1e-10, atol=1e-10)
+    assert D.dtype == dtype
+    np.testing.assert_allclose(D, np.sqrt(sq_euclidean(X, X)), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(D, sk_pairwise(X), rtol=rtol, atol=rtol)
     np.testing.assert_array_equal(D, D.T)
+    assert (np.diag(D) == 0).all()
+    assert np.array_equal(pairwise_distances(X, n_jobs=1), D)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -30,6 +30,8 @@ def _signatures():
                kernel_matrix.rbf_direct, kernel_matrix.rbf_from_gram_inplace,
                nca.nca_objective_gradient]
     kernels += [distances.centred_sqnorms, distances.centred_sqnorms_serial,
+                distances.centre_rows, distances.centre_rows_serial,
+                distances.pairwise_self_gemm,
                 distances.pack_queries, distances.pack_queries_serial, distances.pack_targets,
                 distances.pack_targets_serial, knn_screen.pack_screen_queries,
                 knn_screen.pack_screen_queries_serial, knn_screen.pack_screen_targets,

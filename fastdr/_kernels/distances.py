@@ -6,7 +6,9 @@ Two routes, picked by the caller:
   not change, cancellation shrinks), queries are packed as ``[q - c, 1]`` and targets as
   ``[-2 (t - c), |t - c|^2]``; one GEMM block then yields the selection key
   ``|t - c|^2 - 2 (q - c).(t - c)`` = ``|q - t|^2 - |q - c|^2``. Values that may have
-  cancelled (small against the norms) are recomputed exactly.
+  cancelled (small against the norms) are recomputed exactly. ``pairwise_distances(X)``
+  (X against itself) GEMMs the centred rows with themselves instead and adds both norms
+  to ``-2 (q - c).(t - c)`` in float64 (:func:`pairwise_self_gemm`).
 * **direct sums** for small d, where a GEMM does not pay.
 
 Exact distances always accumulate in float64, so identical rows give exactly 0.
@@ -81,6 +83,36 @@ def centred_sqnorms_serial(X, centre):
     out = np.empty(X.shape[0], dtype=np.float64)
     _sqnorm_rows(X, centre, out, 0, X.shape[0])
     return out
+
+
+@njit(cache=True, inline="always")
+def _centre_rows(X, centre, out, norms, lo, hi):
+    for i in range(lo, hi):
+        for f in range(X.shape[1]):
+            out[i, f] = X[i, f] - centre[f]
+    _sqnorm_rows(X, centre, norms, lo, hi)
+
+
+@njit(cache=True, parallel=True)
+def centre_rows(X, centre):
+    """Rows ``x - c`` in X's dtype and their squared norms ``|x - c|^2`` in float64 (as
+    :func:`centred_sqnorms`), from one pass over X. O(m d)."""
+    m, d = X.shape
+    out = np.empty((m, d), dtype=X.dtype)
+    norms = np.empty(m, dtype=np.float64)
+    for i in prange(m):
+        _centre_rows(X, centre, out, norms, i, i + 1)
+    return out, norms
+
+
+@njit(cache=True)
+def centre_rows_serial(X, centre):
+    """:func:`centre_rows` on the calling thread (no launch: for small inputs). O(m d)."""
+    m, d = X.shape
+    out = np.empty((m, d), dtype=X.dtype)
+    norms = np.empty(m, dtype=np.float64)
+    _centre_rows(X, centre, out, norms, 0, m)
+    return out, norms
 
 
 @njit(cache=True, inline="always")
@@ -217,22 +249,46 @@ def _finish_keys_row(q, T, keys_row, qn, t_norms, tol, take_sqrt, t0, t1):
             keys_row[c] = np.sqrt(keys_row[c])
 
 
+@njit(cache=True, inline="always")
+def _finish_gram_row(q, T, dots, qn, norms, tol, take_sqrt, t0, t1):
+    """Turn ``dots[:t1 - t0]`` (``(q - c).(t - c)`` for targets t0..t1) into squared (or
+    plain) distances ``|q - c|^2 + |t - c|^2 - 2 (q - c).(t - c)`` in place, in float64
+    before the store; values below ``tol`` times the two norms are recomputed exactly, then
+    the square roots. ``qn + norms[j]`` is the same sum for (i, j) and (j, i), so equal
+    dots give equal distances."""
+    cols = t1 - t0
+    flagged = False
+    for c in range(cols):
+        both = qn + norms[t0 + c]
+        value = both - 2.0 * dots[c]
+        dots[c] = value
+        flagged |= value < tol * both
+    if flagged:
+        for c in range(cols):
+            if dots[c] < tol * (qn + norms[t0 + c]):
+                dots[c] = sqdist_exact(q, T[t0 + c])
+    if take_sqrt:
+        for c in range(cols):
+            dots[c] = np.sqrt(dots[c])
+
+
 @njit(cache=True, parallel=True)
-def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out, stream):
+def pairwise_self_gemm(X, centred, norms, tol, take_sqrt, block, out, stream):
     """Fill ``out`` (m, m) with the distances of X to itself, computing each pair once.
 
-    Tiles (bi, bj) with bi <= bj of ``block`` = ``t_packed.shape[2]`` rows each: one GEMM
-    gives the tile, which is finished in place (norms, exact fixes, square roots) and then
-    written to ``out[bi rows, bj cols]`` and, transposed, to ``out[bj rows, bi cols]``; a
-    diagonal tile copies its upper triangle onto its lower one. So the result is exactly
-    symmetric and independent of the thread count. ``out`` is written once and never read,
-    with streaming stores unless ``stream`` (the misalignment from
+    ``centred`` holds the rows ``x - c`` (:func:`centre_rows`) and ``norms`` their float64
+    squared norms. Tiles (bi, bj) with bi <= bj of ``block`` rows each: one GEMM of the two
+    row blocks of ``centred`` (the second one transposed in place, so there is no packed
+    copy) gives the tile's dot products, which are finished in place (:func:`_finish_gram_row`)
+    and then written to ``out[bi rows, bj cols]`` and, transposed, to ``out[bj rows, bi
+    cols]``; a diagonal tile copies its upper triangle onto its lower one. So the result is
+    exactly symmetric and independent of the thread count. ``out`` is written once and never
+    read, with streaming stores unless ``stream`` (the misalignment from
     :func:`fastdr._kernels.streaming.misalignment`) is -1. Half the GEMM work of
     :func:`pairwise_sqeuclidean_gemm`; memory O(threads x block^2).
     """
     m = X.shape[0]
-    block = t_packed.shape[2]
-    n_blocks = t_packed.shape[0]
+    n_blocks = (m + block - 1) // block
     n_pairs = n_blocks * (n_blocks + 1) // 2
     pair_i = np.empty(n_pairs, dtype=np.int64)
     pair_j = np.empty(n_pairs, dtype=np.int64)
@@ -252,24 +308,24 @@ def pairwise_self_gemm(X, packed, t_packed, norms, tol, take_sqrt, out, stream):
         c1 = min(m, c0 + block)
         rows = r1 - r0
         cols = c1 - c0
-        keys = np.empty((rows, block), dtype=packed.dtype)
-        mirror = np.empty((16, block), dtype=packed.dtype)
-        np.dot(packed[r0:r1], t_packed[bj], keys)
+        dots = np.empty((rows, cols), dtype=centred.dtype)
+        mirror = np.empty((16, block), dtype=centred.dtype)
+        np.dot(centred[r0:r1], centred[c0:c1].T, dots)
         for r in range(rows):
             i = r0 + r
-            _finish_keys_row(X[i], X, keys[r], norms[i], norms, tol, take_sqrt, c0, c1)
+            _finish_gram_row(X[i], X, dots[r], norms[i], norms, tol, take_sqrt, c0, c1)
         if bi == bj:  # the GEMM rounds (i, j) and (j, i) apart: the upper triangle is kept
             for r in range(1, rows):
                 for c in range(r):
-                    keys[r, c] = keys[c, r]
+                    dots[r, c] = dots[c, r]
         for r in range(rows):
-            stream_copy(flat, (r0 + r) * m + c0, keys[r], cols, stream)
+            stream_copy(flat, (r0 + r) * m + c0, dots[r], cols, stream)
         if bi != bj:  # the mirror tile from the cached one, 16 output rows at a time
             for j0 in range(0, cols, 16):
                 j1 = min(cols, j0 + 16)
                 for r in range(rows):
                     for c in range(j0, j1):
-                        mirror[c - j0, r] = keys[r, c]
+                        mirror[c - j0, r] = dots[r, c]
                 for c in range(j0, j1):
                     stream_copy(flat, (c0 + c) * m + r0, mirror[c - j0], rows, stream)
         store_fence()
