@@ -81,12 +81,8 @@ def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None
     -----
     Time O(m d^2), memory O(d^2 + block d) (plus k d^2 with ``inv_scales``).
     """
-    m, d = X.shape
-    rows = scatter_block_rows(d)
-    order = np.argsort(codes, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(counts)))
-    buf = np.empty((min(rows, m), d), dtype=np.float64)
-    norms = np.empty(min(rows, m), dtype=np.float64)
+    d = X.shape[1]
+    order, starts, buffers = _class_layout(X, codes, counts)
     total = np.zeros((d, d), dtype=np.float64) if inv_scales is None else None
     per_class = [] if inv_scales is not None else None
     ones = np.ones(d, dtype=np.float64)
@@ -97,20 +93,38 @@ def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None
             else:
                 scale = inv_scales[k]
             scatter = total if inv_scales is None else np.zeros((d, d), dtype=np.float64)
-            fourth = 0.0
-            for start in range(starts[k], starts[k + 1], rows):
-                stop = min(starts[k + 1], start + rows)
-                block = buf[: stop - start]
-                gather_centre(X, order, start, means[k], scale, block, norms[: stop - start],
-                              n_jobs)
-                scatter += block.T @ block
-                if inv_scales is not None:
-                    fourth += float(np.dot(norms[: stop - start], norms[: stop - start]))
+            fourth = _add_class_scatter(X, order, starts[k], starts[k + 1], means[k], scale,
+                                        buffers, scatter, n_jobs)
             if inv_scales is not None:
                 per_class.append((scatter, fourth))
     if total is not None:
         total = 0.5 * (total + total.T)
     return total, per_class
+
+
+def _class_layout(X, codes, counts):
+    """The rows in class order, each class's start in that order (k + 1 entries) and the
+    float64 row-block buffers ``(block, norms)`` of :func:`_add_class_scatter`."""
+    m, d = X.shape
+    rows = max(1, min(scatter_block_rows(d), m))
+    order = np.argsort(codes, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)))
+    return order, starts, (np.empty((rows, d), dtype=np.float64), np.empty(rows))
+
+
+def _add_class_scatter(X, order, start, stop, mean, scale, buffers, scatter, n_jobs):
+    """Add ``Z^T Z`` to ``scatter`` for the class's rows ``order[start:stop]`` centred on
+    ``mean`` and scaled by ``scale`` (Z), a buffer of rows at a time; return
+    ``sum_i |z_i|^4``."""
+    buf, norms = buffers
+    fourth = 0.0
+    for first in range(start, stop, buf.shape[0]):
+        size = min(stop, first + buf.shape[0]) - first
+        block = buf[:size]
+        gather_centre(X, order, first, mean, scale, block, norms[:size], n_jobs)
+        scatter += block.T @ block
+        fourth += float(np.dot(norms[:size], norms[:size]))
+    return fourth
 
 
 def class_scatter_pair(X, codes, counts, means, weights_a, weights_b, n_jobs=None):
@@ -138,12 +152,8 @@ def class_scatter_pair(X, codes, counts, means, weights_a, weights_b, n_jobs=Non
     -----
     Time O(m d^2 + k d^2), memory O(d^2 + block d).
     """
-    m, d = X.shape
-    rows = scatter_block_rows(d)
-    order = np.argsort(codes, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(counts)))
-    buf = np.empty((min(rows, m), d), dtype=np.float64)
-    norms = np.empty(min(rows, m), dtype=np.float64)
+    d = X.shape[1]
+    order, starts, buffers = _class_layout(X, codes, counts)
     ones = np.ones(d, dtype=np.float64)
     scatter = np.empty((d, d), dtype=np.float64)
     total_a = np.zeros((d, d), dtype=np.float64)
@@ -151,12 +161,8 @@ def class_scatter_pair(X, codes, counts, means, weights_a, weights_b, n_jobs=Non
     with products_on_one_thread(d):
         for k in range(len(counts)):
             scatter[:] = 0.0
-            for start in range(starts[k], starts[k + 1], rows):
-                stop = min(starts[k + 1], start + rows)
-                block = buf[: stop - start]
-                gather_centre(X, order, start, means[k], ones, block, norms[: stop - start],
-                              n_jobs)
-                scatter += block.T @ block
+            _add_class_scatter(X, order, starts[k], starts[k + 1], means[k], ones, buffers,
+                               scatter, n_jobs)
             total_a += weights_a[k] * scatter
             total_b += weights_b[k] * scatter
     return 0.5 * (total_a + total_a.T), 0.5 * (total_b + total_b.T)
