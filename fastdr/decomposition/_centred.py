@@ -27,8 +27,10 @@ def column_means(X):
     return X.mean(axis=0, dtype=np.float64)
 
 
-def centred_scatter(X):
+def centred_scatter(X, mean=None):
     """Mean and centred scatter matrix ``sum_i (x_i - mean)(x_i - mean)^T`` in float64.
+
+    ``mean``: :func:`column_means` of a float64 X, when the caller has it already.
 
     Float64 input takes the fast route first, as scikit-learn does: one BLAS product
     ``X^T X - m mean mean^T`` (no copy of X). When that subtraction cancels more than
@@ -45,7 +47,7 @@ def centred_scatter(X):
     """
     m, d = X.shape
     if X.dtype == np.float64:
-        mean = column_means(X)
+        mean = column_means(X) if mean is None else mean
         scatter = X.T @ X
         scatter -= m * np.outer(mean, mean)
         diag = np.diag(scatter)

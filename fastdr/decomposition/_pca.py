@@ -17,8 +17,14 @@ from .._base import BaseEstimator, TransformerMixin
 from .._eigen_values import fix_signs, n_components_for_ratio
 from .._feature_names import record_feature_names
 from .._params import Interval, StrOptions, validate_params
-from .._validation import check_array, check_is_fitted, check_n_features, check_query
-from ._centred import project_centred
+from .._validation import (
+    check_array,
+    check_finite,
+    check_is_fitted,
+    check_n_features,
+    check_query,
+)
+from ._centred import column_means, project_centred
 from ._pca_mle import infer_dimension
 from ._pca_solvers import (
     EXACT,
@@ -198,11 +204,22 @@ default="auto"
         record_feature_names(self, X)
         if is_sparse(X):
             check_sparse_solver(self.svd_solver)
-            return check_sparse(X, min_samples=2)
-        return check_array(X, min_samples=2)
+            return check_sparse(X, min_samples=2), None
+        X = check_array(X, min_samples=2, allow_nonfinite=True)
+        if X.dtype != np.float64:
+            check_finite(X, "X")
+            return X, None
+        # every route needs the column means, and their sums see every entry: a NaN or inf
+        # makes its column's mean non-finite, so the separate isfinite pass over X (0.44 ms
+        # of a 6 ms fit at 20,000 x 100) runs only then, or where finite values overflow
+        with np.errstate(invalid="ignore", over="ignore"):  # refused just below
+            mean = column_means(X)
+        if not np.isfinite(mean).all():
+            check_finite(X, "X")
+        return X, mean
 
     def _fit(self, X):
-        X = self._validate_fit_input(X)
+        X, mean = self._validate_fit_input(X)
         m, d = X.shape
         sparse = is_sparse(X)
         want = self.n_components if self.t is None else self.t
@@ -220,14 +237,14 @@ default="auto"
         self._fit_svd_solver = solver
         k = want if isinstance(want, Integral) else None  # None: the whole spectrum
         if solver in ("arpack", "randomized"):
-            route = fit_truncated(X, k, solver, self)
+            route = fit_truncated(X, k, solver, self, mean)
         elif solver == "covariance_eigh" or (self.svd_solver == "auto" and m >= d):
-            route = fit_covariance(X, k)
+            route = fit_covariance(X, k, mean)
         elif solver == "gram" or self.svd_solver == "auto":
-            route = fit_gram(X, k)
+            route = fit_gram(X, k, mean)
         else:
             in_place = not self.copy and X.dtype == np.float64 and X.flags.writeable
-            route = fit_full(X, in_place)
+            route = fit_full(X, in_place, mean)
         self._set_fitted(route.mean, route.values, route.vectors, route.total, m, d, X.dtype,
                          n_spectrum=route.n_spectrum, keep=self._count(route, want, m))
         if route.scores is None:

@@ -103,13 +103,17 @@ def check_count(n_components, solver, shape):
 # ----------------------------------------------------------------------------- exact routes
 
 
-def fit_covariance(X, k):
-    """Eigenpairs of the d x d centred scatter (dense: never a copy of X; sparse: implicit)."""
+def fit_covariance(X, k, mean=None):
+    """Eigenpairs of the d x d centred scatter (dense: never a copy of X; sparse: implicit).
+
+    ``mean``, here and in the other routes: :func:`column_means` of a dense float64 X when
+    the caller has it already (the estimator's finiteness check computes it), else None.
+    """
     if is_sparse(X):
         mean, _ = sparse_mean_and_total(X)
         scatter = sparse_scatter(X, mean)
     else:
-        mean, scatter = centred_scatter(X)
+        mean, scatter = centred_scatter(X, mean)
     total = float(np.trace(scatter))
     d = scatter.shape[0]
     if k == 0:
@@ -120,12 +124,12 @@ def fit_covariance(X, k):
     return Route(mean, values, vectors, total, d, None)
 
 
-def fit_gram(X, k):
+def fit_gram(X, k, mean=None):
     """Eigenpairs of the m x m Gram matrix of the centred rows, mapped to feature space."""
     m, d = X.shape
     check_dense_allocation((m, m), np.float64, what=f"The {m} x {m} Gram matrix of PCA",
                            alternative="Use svd_solver='randomized' or 'full'.")
-    mean = column_means(X)
+    mean = column_means(X) if mean is None else mean
     gram = centred_gram(X, mean)
     total = float(np.trace(gram))
     if k == 0:
@@ -146,9 +150,9 @@ def fit_gram(X, k):
     return Route(mean, values, vectors, total, m, None)
 
 
-def fit_full(X, in_place):
+def fit_full(X, in_place, mean=None):
     """LAPACK SVD of the centred data (of X itself, centred in place, when ``in_place``)."""
-    mean = column_means(X)
+    mean = column_means(X) if mean is None else mean
     if in_place:
         X -= mean.astype(X.dtype)
         centred = X
@@ -168,7 +172,7 @@ def fit_full(X, in_place):
 # ------------------------------------------------------------------------- truncated routes
 
 
-def centring(X, *, prefer_copy=False, implicit_float32=False):
+def centring(X, *, prefer_copy=False, implicit_float32=False, mean=None):
     """How to centre X for a truncated solver: ``(base, shift, mean, total)``.
 
     The centred data are ``base - 1 shift^T``: either X itself with ``shift = mean``
@@ -184,7 +188,7 @@ def centring(X, *, prefer_copy=False, implicit_float32=False):
         mean, total = sparse_mean_and_total(X)
         return X, mean, mean, total
     m, d = X.shape
-    mean = column_means(X)
+    mean = column_means(X) if mean is None else mean
     if prefer_copy:
         try:
             check_dense_allocation(X.shape, X.dtype, what="the centred copy of X for ARPACK",
@@ -209,7 +213,7 @@ def centring(X, *, prefer_copy=False, implicit_float32=False):
     return X - mean.astype(X.dtype), np.zeros(d), mean, total
 
 
-def scatter_and_centring(X, *, implicit_float32=False):
+def scatter_and_centring(X, *, implicit_float32=False, mean=None):
     """A dense X's centred scatter and how to centre its products, from one pass over X.
 
     :func:`fastdr.decomposition._centred.centred_scatter` gives the mean and the d x d
@@ -219,7 +223,7 @@ def scatter_and_centring(X, *, implicit_float32=False):
     with ``shift = mean`` where implicit centring keeps its digits (float64, or
     ``implicit_float32``), else a centred copy with ``shift = 0``.
     """
-    mean, scatter = centred_scatter(X)
+    mean, scatter = centred_scatter(X, mean)
     total = float(np.trace(scatter))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         loss = np.where(mean == 0, 0.0, X.shape[0] * mean * mean / np.diag(scatter))
@@ -229,10 +233,10 @@ def scatter_and_centring(X, *, implicit_float32=False):
     return X - mean.astype(X.dtype), np.zeros_like(mean), mean, total, scatter
 
 
-def centred_data(X, *, prefer_copy=False):
+def centred_data(X, *, prefer_copy=False, mean=None):
     """``X - 1 mean^T`` (a LinearOperator when centred implicitly, see :func:`centring`),
     the mean (float64) and the centred sum of squares."""
-    base, shift, mean, total = centring(X, prefer_copy=prefer_copy)
+    base, shift, mean, total = centring(X, prefer_copy=prefer_copy, mean=mean)
     if shift is mean:
         return centred_operator(base, mean), mean, total
     return base, mean, total
@@ -324,24 +328,25 @@ def arpack_top(A, k, *, tol, random_state):
     return singular[::-1], vt[::-1].T, u[:, ::-1]
 
 
-def fit_truncated(X, k, solver, params):
+def fit_truncated(X, k, solver, params, mean=None):
     """The ``"arpack"`` or ``"randomized"`` route; ``params`` holds the estimator's knobs."""
     gram = None
     if solver == "arpack" and not is_sparse(X) and explicit_gram_applies(X):
         # a tall dense X with few features: ARPACK on the d x d scatter
-        base, shift, mean, total, gram = scatter_and_centring(X, implicit_float32=True)
+        base, shift, mean, total, gram = scatter_and_centring(X, implicit_float32=True,
+                                                              mean=mean)
         A = None
     elif solver == "arpack" and (explicit_gram_applies(X) or gram_route_applies(X)):
         # a tall X: ARPACK on the Gram operator, the d x d matrix formed once (CSR) or the
         # one-pass product (no copy of X unless centring cancels)
-        base, shift, mean, total = centring(X, implicit_float32=True)
+        base, shift, mean, total = centring(X, implicit_float32=True, mean=mean)
         A = None
     elif solver == "randomized" and randomized_gram_applies(X, k, params):
         # the power iterations on the d x d scatter; the final two products on X itself
-        base, shift, mean, total, gram = scatter_and_centring(X)
+        base, shift, mean, total, gram = scatter_and_centring(X, mean=mean)
         A = centred_operator(base, mean) if shift is mean else base
     else:
-        A, mean, total = centred_data(X, prefer_copy=solver == "arpack")
+        A, mean, total = centred_data(X, prefer_copy=solver == "arpack", mean=mean)
     if not np.isfinite(total):
         raise ValueError(f"{SCATTER} has non-finite entries (inf or NaN). {REMEDY}")
     if A is None:
