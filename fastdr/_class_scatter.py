@@ -112,16 +112,20 @@ def _class_layout(X, codes, counts):
     return order, starts, (np.empty((rows, d), dtype=np.float64), np.empty(rows))
 
 
-def _add_class_scatter(X, order, start, stop, mean, scale, buffers, scatter, n_jobs):
+def _add_class_scatter(X, order, start, stop, mean, scale, buffers, scatter, n_jobs,
+                       right=None):
     """Add ``Z^T Z`` to ``scatter`` for the class's rows ``order[start:stop]`` centred on
     ``mean`` and scaled by ``scale`` (Z), a buffer of rows at a time; return
-    ``sum_i |z_i|^4``."""
+    ``sum_i |z_i|^4``. With a d x d matrix ``right``, add ``(Z right)^T (Z right)`` instead
+    (and the returned sum is still Z's)."""
     buf, norms = buffers
     fourth = 0.0
     for first in range(start, stop, buf.shape[0]):
         size = min(stop, first + buf.shape[0]) - first
         block = buf[:size]
         gather_centre(X, order, first, mean, scale, block, norms[:size], n_jobs)
+        if right is not None:
+            block = block @ right
         scatter += block.T @ block
         fourth += float(np.dot(norms[:size], norms[:size]))
     return fourth
@@ -269,14 +273,16 @@ def ledoit_wolf_within(per_class, counts, scales, priors):
 
 
 def within_r_factor(X, codes, counts, means, inv_scale, n_jobs=None):
-    """The R factor of the within-class centred, scaled rows, by a blocked QR (TSQR).
+    """The R factor of the within-class centred, scaled rows: CholeskyQR2, else a blocked QR.
 
     ``Z`` stacks the rows ``(x_i - mu_{y_i}) * inv_scale`` (class by class); the result
     ``R`` (upper trapezoidal, ``min(m, d) x d``) has ``R^T R = Z^T Z``, so it has Z's
-    singular values and right singular vectors, but ``Z^T Z`` (the within-class covariance)
-    is never formed: its condition number would be the square of Z's. Blocks of rows are
-    gathered and centred by numba (no copy of X), stacked under the current R and
-    factorised again (LAPACK ``geqrf``).
+    singular values and right singular vectors. Where Z is well enough conditioned
+    (:func:`_cholesky_qr2`), R comes from two Cholesky factorisations of Gram matrices,
+    which are level-3 BLAS products; otherwise from a blocked Householder QR (TSQR), which
+    never forms ``Z^T Z``. For TSQR, blocks of rows are gathered and centred by numba (no
+    copy of X), stacked under the current R and factorised again (LAPACK ``geqrf``). Both
+    give R to about the unit roundoff times Z's norm; their rows may differ in sign.
 
     Parameters
     ----------
@@ -295,10 +301,15 @@ def within_r_factor(X, codes, counts, means, inv_scale, n_jobs=None):
 
     Notes
     -----
-    Time O(m d^2) (about 2 m d^2 flops, plus O(d^3) per block of at least 4 d rows),
-    memory O(block d + d^2).
+    Time O(m d^2) (CholeskyQR2: about 3 m d^2 flops in BLAS products; TSQR: about
+    2 m d^2 in LAPACK's unblocked steps for small d, plus O(d^3) per block of at least 4 d
+    rows), memory O(block d + d^2).
     """
     m, d = X.shape
+    if m >= d:
+        R = _cholesky_qr2(X, codes, counts, means, inv_scale, n_jobs)
+        if R is not None:
+            return R
     rows = min(m, max(scatter_block_rows(d), 4 * d))
     order = np.argsort(codes, kind="stable")
     starts = np.concatenate(([0], np.cumsum(counts)))
@@ -321,6 +332,50 @@ def within_r_factor(X, codes, counts, means, inv_scale, n_jobs=None):
     if filled or r_rows == 0:
         r_rows = _refactor(stack, r_rows + filled)
     return np.triu(stack[:r_rows])
+
+
+def _cholesky_qr2(X, codes, counts, means, inv_scale, n_jobs):
+    """R of :func:`within_r_factor` by CholeskyQR2, or None when Z is too ill-conditioned.
+
+    ``R1 = chol(Z^T Z)``, then ``R2 = chol((Z R1^-1)^T (Z R1^-1))`` from a second pass over
+    the rows, and ``R = R2 R1``. The first factor carries the Gram matrix's rounding (about
+    ``u cond(Z)^2``); the second pass, on nearly orthonormal columns, removes it, so R is as
+    accurate as Householder's when ``8 cond(Z) sqrt(m d u + d (d + 1) u) <= 1``
+    (Yamamoto, Nakatsukasa, Yanagisawa and Fukaya, 2015, "Roundoff error analysis of the
+    CholeskyQR2 algorithm"; u the unit roundoff). That condition is checked with the
+    2-norm condition number of ``R1`` (Z's, to the accuracy that matters for the check),
+    and None is returned when it fails or a Cholesky factorisation breaks down.
+
+    Measured (LDA ``solver="svd"`` fit, float64, 10 classes, median of 7, two runs),
+    against TSQR: 10,000 x 25 3.8-4.3 against 7.5-7.6 ms, 10,000 x 50 8.0 against 11.5-12.8
+    ms, 5,000 x 100 8.7-9.3 against 13.4-16.0 ms, 20,000 x 100 36-39 against 50 ms.
+    """
+    m, d = X.shape
+    order, starts, buffers = _class_layout(X, codes, counts)
+    unit = np.finfo(np.float64).eps / 2
+    limit = 1.0 / (8.0 * np.sqrt(m * d * unit + d * (d + 1) * unit))
+    factor = None
+    right = None
+    for _ in range(2):
+        gram = np.zeros((d, d), dtype=np.float64)
+        with products_on_one_thread(d):
+            for k in range(len(counts)):
+                _add_class_scatter(X, order, starts[k], starts[k + 1], means[k], inv_scale,
+                                   buffers, gram, n_jobs, right=right)
+        try:
+            step = scipy.linalg.cholesky(0.5 * (gram + gram.T), lower=False,
+                                         check_finite=False)
+        except scipy.linalg.LinAlgError:
+            return None
+        if factor is None:
+            singular = scipy.linalg.svdvals(step, check_finite=False)
+            if not singular[-1] * limit > singular[0]:  # also False for NaN or inf
+                return None
+            factor = step
+            right = scipy.linalg.solve_triangular(step, np.eye(d), check_finite=False)
+        else:
+            factor = np.triu(step @ factor)
+    return factor
 
 
 def _refactor(stack, n_rows):

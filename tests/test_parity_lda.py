@@ -230,10 +230,13 @@ def test_lda_svd_never_forms_the_within_class_covariance(monkeypatch):
         LDA(store_covariance=True).fit(X, y)
 
 
+@pytest.mark.parametrize("route", ["cholesky_qr2", "tsqr"])
 @pytest.mark.parametrize("m, d", [(90, 4), (9, 12)])
-def test_within_r_factor_over_many_blocks_matches_the_centred_data(monkeypatch, m, d):
+def test_within_r_factor_over_many_blocks_matches_the_centred_data(monkeypatch, m, d, route):
     # blocks of 4 d rows straddle class boundaries; R^T R = Z^T Z and Z's singular values
     monkeypatch.setattr(class_scatter_module, "scatter_block_rows", lambda d: 1)
+    if route == "tsqr":
+        monkeypatch.setattr(class_scatter_module, "_cholesky_qr2", lambda *args: None)
     rng = np.random.default_rng(14)
     X = rng.standard_normal((m, d)) + 100.0
     codes = rng.integers(0, 3, m)
@@ -248,3 +251,44 @@ def test_within_r_factor_over_many_blocks_matches_the_centred_data(monkeypatch, 
     np.testing.assert_allclose(R.T @ R, Z.T @ Z, atol=1e-12 * np.abs(Z.T @ Z).max())
     np.testing.assert_allclose(np.linalg.svd(R, compute_uv=False),
                                np.linalg.svd(Z, compute_uv=False)[: min(m, d)], atol=1e-12)
+
+
+def _within_data(rng, m, d, collinear=0.0):
+    X = rng.standard_normal((m, d)) * (rng.random(d) * 10 + 0.1) + 50.0
+    if collinear:
+        X[:, 1] = X[:, 0] + collinear * rng.standard_normal(m)
+    codes = np.arange(m) % 4
+    counts = np.bincount(codes)
+    means = np.array([X[codes == k].mean(axis=0) for k in range(4)])
+    inv_scale = 1.0 / (X.std(axis=0) * np.sqrt(m))
+    return X, codes, counts, means, inv_scale
+
+
+def test_cholesky_qr2_gives_householders_r_up_to_row_signs(rng, monkeypatch):
+    from fastdr._class_scatter import _cholesky_qr2
+
+    args = _within_data(rng, 3000, 30)
+    R = _cholesky_qr2(*args, None)
+    assert R is not None
+    np.testing.assert_array_equal(R, np.triu(R))
+    monkeypatch.setattr(class_scatter_module, "_cholesky_qr2", lambda *a: None)
+    householder = within_r_factor(*args)
+    signs = np.sign(np.diag(R)) * np.sign(np.diag(householder))
+    np.testing.assert_allclose(R, signs[:, None] * householder, rtol=0,
+                               atol=1e-14 * np.abs(householder).max())
+
+
+def test_an_ill_conditioned_within_class_scatter_takes_householder_qr(rng):
+    # cond(Z) about 1e7: past CholeskyQR2's limit (its Gram matrix would lose every digit)
+    from fastdr._class_scatter import _cholesky_qr2
+
+    X, codes, counts, means, inv_scale = _within_data(rng, 2000, 6, collinear=1e-6)
+    assert _cholesky_qr2(X, codes, counts, means, inv_scale, None) is None
+    Z = np.vstack([(X[codes == k] - means[k]) * inv_scale for k in range(4)])
+    R = within_r_factor(X, codes, counts, means, inv_scale)
+    np.testing.assert_allclose(np.linalg.svd(R, compute_uv=False),
+                               np.linalg.svd(Z, compute_uv=False), rtol=1e-9)
+    ours = LDA(solver="svd").fit(X, codes)
+    sk = skda.LinearDiscriminantAnalysis(solver="svd").fit(X, codes)
+    np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
+    np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), atol=1e-8)
