@@ -476,6 +476,7 @@ def test_csr_gram_matrix_sums_duplicate_entries_and_ignores_thread_count(rng):
             numba.set_num_threads(previous)
     np.testing.assert_allclose(results[0], dense.T @ dense, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], results[0].T)  # one triangle, mirrored
 
 
 def test_pca_arpack_fused_route_float32_is_float32(monkeypatch):

@@ -175,17 +175,27 @@ def centred_gram_csr(indptr, indices, data, mean, v, out):
 
 @njit(cache=True)
 def _csr_rows_outer(indptr, indices, data, acc, i0, i1):
-    """``acc += sum_i x_i x_i^T`` over the CSR rows i0 <= i < i1, in float64: every pair of
-    a row's stored entries (duplicates included, so their sum is what is squared). Time
-    O(sum of the rows' squared stored counts)."""
+    """``acc += sum_i x_i x_i^T`` over the CSR rows i0 <= i < i1, in float64, on the upper
+    triangle only: each unordered pair of a row's stored entries once, added at (min, max)
+    of their columns (twice on the diagonal when a column is stored twice, so a duplicated
+    column's sum is what is squared). Half the scattered updates of the full square. Time
+    O(sum of the rows' squared stored counts / 2)."""
     for i in range(i0, i1):
         start = indptr[i]
         stop = indptr[i + 1]
         for p in range(start, stop):
             value = np.float64(data[p])
             row = indices[p]
-            for q in range(start, stop):
-                acc[row, indices[q]] += value * np.float64(data[q])
+            acc[row, row] += value * value
+            for q in range(p + 1, stop):
+                col = indices[q]
+                product = value * np.float64(data[q])
+                if row < col:
+                    acc[row, col] += product
+                elif col < row:
+                    acc[col, row] += product
+                else:
+                    acc[row, row] += 2.0 * product
 
 
 @njit(cache=True, parallel=True)
@@ -193,8 +203,9 @@ def csr_gram_matrix(indptr, indices, data, d):
     """``X^T X`` (d, d), float64, of a CSR X given by its arrays, uncentred.
 
     Rows are split into ``GRAM_MATRIX_CHUNKS`` fixed chunks of about equal stored entries,
-    each summed into its own accumulator; the accumulators are added in chunk order, so the
-    result does not depend on the thread count. Index arrays as in :func:`centred_gram_csr`
+    each summed into its own accumulator (upper triangle, :func:`_csr_rows_outer`); the
+    accumulators are added in chunk order and mirrored, so the result is exactly symmetric
+    and does not depend on the thread count. Index arrays as in :func:`centred_gram_csr`
     (checked by the caller; unsigned views). Time O(sum_i nnz_i^2), memory
     O(GRAM_MATRIX_CHUNKS d^2).
     """
@@ -207,6 +218,9 @@ def csr_gram_matrix(indptr, indices, data, d):
     out = acc[0].copy()
     for c in range(1, n_chunks):
         out += acc[c]
+    for i in range(d):
+        for j in range(i + 1, d):
+            out[j, i] = out[i, j]
     return out
 
 
