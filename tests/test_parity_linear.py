@@ -105,14 +105,14 @@ def test_pca_wide_data_equals_sklearn(svd_solver, n_components):
     _assert_same_pca(sk, ours, X, _pca_data(seed=4, m=10, d=50))
 
 
-def test_pca_sparse_duplicate_entries_are_summed():
-    dense = _sparse_data(seed=4)
-    csr = sp.csr_matrix(dense)  # every entry stored twice, in halves:
+@pytest.mark.parametrize("solver", ["arpack", "covariance_eigh"])  # both on the pairs kernel
+def test_pca_sparse_duplicate_entries_are_summed(solver):
+    csr = sp.csr_matrix(dense := _sparse_data(seed=4))  # every entry stored twice, in halves:
     X = sp.csr_matrix((np.repeat(csr.data / 2, 2), np.repeat(csr.indices, 2), csr.indptr * 2),
                       shape=dense.shape)
     assert not X.has_canonical_format
-    ours = fastdr.PCA(3, svd_solver="arpack", random_state=0).fit(X)
-    sk = skd.PCA(3, svd_solver="arpack", random_state=0).fit(dense)
+    ours = fastdr.PCA(3, svd_solver=solver, random_state=0).fit(X)
+    sk = skd.PCA(3, svd_solver=solver, random_state=0).fit(dense)
     _assert_same_pca(sk, ours, X, dense)
 
 

@@ -26,6 +26,7 @@ from ._centred import (
 )
 from ._pca_arpack import (
     explicit_gram_applies,
+    explicit_gram_matrix,
     gram_arpack_top,
     gram_route_applies,
 )
@@ -111,7 +112,9 @@ def fit_covariance(X, k, mean=None):
     """
     if is_sparse(X):
         mean, _ = sparse_mean_and_total(X)
-        scatter = sparse_scatter(X, mean)
+        # CSR with short rows: the pairs kernel (as ARPACK's explicit route), else scipy's
+        scatter = (explicit_gram_matrix(X, mean) if explicit_gram_applies(X)
+                   else sparse_scatter(X, mean))
     else:
         mean, scatter = centred_scatter(X, mean)
     total = float(np.trace(scatter))
