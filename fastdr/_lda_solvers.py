@@ -1,12 +1,14 @@
 """The three solvers of linear discriminant analysis, as scikit-learn 1.9 defines them.
 
-* ``"svd"`` (:func:`svd_solution`): never forms the within-class covariance. The rows
-  centred on their class means and scaled by the within-class standard deviations,
-  ``Z = (X - M_y) D^-1 / sqrt(m)``, are reduced to their R factor by a blocked QR, whose SVD
-  gives Z's singular values ``s`` and right vectors ``V``; directions with ``s > tol`` whiten
-  the within-class scatter (``W = D^-1 V s^-1``). The prior-weighted class centroids in that
-  whitened space are decomposed by a second SVD; its right vectors rotate ``W`` into
-  ``scalings_`` (by decreasing between-class variance).
+* ``"svd"`` (:func:`svd_solution`): the rows centred on their class means and scaled by the
+  within-class standard deviations, ``Z = (X - M_y) D^-1 / sqrt(m)``, are reduced to their
+  R factor (:func:`fastdr._class_scatter.within_r_factor`: CholeskyQR2 where Z is well
+  enough conditioned for Householder accuracy, else a blocked QR that never forms the
+  within-class covariance), whose SVD gives Z's singular values ``s`` and right vectors
+  ``V``; directions with ``s > tol`` whiten the within-class scatter
+  (``W = D^-1 V s^-1``). The prior-weighted class centroids in that whitened space are
+  decomposed by a second SVD; its right vectors rotate ``W`` into ``scalings_`` (by
+  decreasing between-class variance).
 * ``"lsqr"`` (:func:`gaussian_scores` with :func:`least_squares_solve`): the Gaussian
   classifier ``S_w^-1 mu_k`` by least squares (the minimum-norm solution when ``S_w`` is
   singular), with ``S_w`` shrunk or given by a covariance estimator.
@@ -57,7 +59,7 @@ def svd_solution(X, codes, counts, means, priors, tol, n_jobs=None):
 
     Notes
     -----
-    Time O(m d^2 + d^3), memory O(block d + d^2): no copy of X, no d x d covariance.
+    Time O(m d^2 + d^3), memory O(block d + d^2): no copy of X.
     """
     m, d = X.shape
     n_classes = means.shape[0]
