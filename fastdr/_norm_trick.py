@@ -73,7 +73,7 @@ def norm_trick_setup(T, Q=None, *, query_norms=True):
     NormTrick
         ``(centre, t_norms, q_norms, tol)``. O((m + n) d) time, O(m + n) memory.
     """
-    centre = T.mean(axis=0, dtype=np.float64).astype(T.dtype)
+    centre = _centre(T)
     t_norms = prep_kernel(dist_kernels.centred_sqnorms, T)(T, centre)
     if Q is None or Q is T:
         q_norms = t_norms
@@ -96,9 +96,14 @@ def self_norm_trick(X):
     centred : ndarray of shape (m, d)
         ``X - centre`` in X's dtype. O(m d) time and memory.
     """
-    centre = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
+    centre = _centre(X)
     centred, norms = prep_kernel(dist_kernels.centre_rows, X)(X, centre)
     return NormTrick(centre, norms, norms, RECOMPUTE_TOL[np.dtype(X.dtype)]), centred
+
+
+def _centre(T):
+    """The common centre: T's mean, accumulated in float64, rounded to T's dtype."""
+    return T.mean(axis=0, dtype=np.float64).astype(T.dtype)
 
 
 def target_block(n):

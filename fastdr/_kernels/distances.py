@@ -240,13 +240,20 @@ def _finish_keys_row(q, T, keys_row, qn, t_norms, tol, take_sqrt, t0, t1):
         value = keys_row[c] + qn
         keys_row[c] = value
         flagged |= value < tol * (qn + t_norms[t0 + c])
+    _exact_fixes_and_roots(q, T, keys_row, qn, t_norms, tol, take_sqrt, t0, cols, flagged)
+
+
+@njit(cache=True, inline="always")
+def _exact_fixes_and_roots(q, T, row, qn, t_norms, tol, take_sqrt, t0, cols, flagged):
+    """The end of both finishing passes: where the first pass ``flagged`` the row, recompute
+    exactly every value below ``tol * (qn + |t - c|^2)``; then the square roots."""
     if flagged:
         for c in range(cols):
-            if keys_row[c] < tol * (qn + t_norms[t0 + c]):
-                keys_row[c] = sqdist_exact(q, T[t0 + c])
+            if row[c] < tol * (qn + t_norms[t0 + c]):
+                row[c] = sqdist_exact(q, T[t0 + c])
     if take_sqrt:
         for c in range(cols):
-            keys_row[c] = np.sqrt(keys_row[c])
+            row[c] = np.sqrt(row[c])
 
 
 @njit(cache=True, inline="always")
@@ -263,13 +270,7 @@ def _finish_gram_row(q, T, dots, qn, norms, tol, take_sqrt, t0, t1):
         value = both - 2.0 * dots[c]
         dots[c] = value
         flagged |= value < tol * both
-    if flagged:
-        for c in range(cols):
-            if dots[c] < tol * (qn + norms[t0 + c]):
-                dots[c] = sqdist_exact(q, T[t0 + c])
-    if take_sqrt:
-        for c in range(cols):
-            dots[c] = np.sqrt(dots[c])
+    _exact_fixes_and_roots(q, T, dots, qn, norms, tol, take_sqrt, t0, cols, flagged)
 
 
 @njit(cache=True, parallel=True)
