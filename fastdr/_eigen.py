@@ -182,6 +182,7 @@ def symmetric_eigenpairs(
     n_oversamples=None,
     overwrite_a=False,
     n_jobs=None,
+    start=None,
 ):
     """Top (or bottom) ``n_components`` eigenpairs of the symmetric matrix ``A``.
 
@@ -213,6 +214,9 @@ def symmetric_eigenpairs(
     n_jobs : int or None
         Threads of the streaming products of ``"randomized"`` (BLAS and LAPACK keep their
         own thread settings).
+    start : ndarray of shape (n, j) or None
+        A guess of the wanted eigenvectors, for the first block of ``"randomized"`` (random
+        columns fill it up); a good guess saves passes over A. The other solvers ignore it.
 
     Returns
     -------
@@ -264,7 +268,7 @@ def symmetric_eigenpairs(
                     solver = "randomized"
                     values, vectors = block_krylov_pairs(
                         A, n_components, largest, tol, RANDOMIZED_MAX_ITER, rng,
-                        n_oversamples, n_jobs)
+                        n_oversamples, n_jobs, start)
         elif solver == "arpack":
             values, vectors = arpack_pairs(A, n_components, largest, tol, max_iter, rng, sparse)
         elif solver == "lobpcg":
@@ -273,7 +277,7 @@ def symmetric_eigenpairs(
             try:
                 values, vectors = block_krylov_pairs(
                     A, n_components, largest, tol, AUTO_RANDOMIZED_MAX_ITER, rng,
-                    n_oversamples, n_jobs)
+                    n_oversamples, n_jobs, start)
             except EigenSolverError:
                 solver = "arpack"
                 values, vectors = arpack_pairs(A, n_components, largest, tol, max_iter, rng,
@@ -281,7 +285,7 @@ def symmetric_eigenpairs(
         else:
             values, vectors = block_krylov_pairs(
                 A, n_components, largest, tol, max_iter or RANDOMIZED_MAX_ITER, rng,
-                n_oversamples, n_jobs)
+                n_oversamples, n_jobs, start)
     except (EigenSolverError, scipy.sparse.linalg.ArpackError, np.linalg.LinAlgError,
             scipy.linalg.LinAlgError, RuntimeError) as exc:
         other = "dense" if solver != "dense" else "arpack"
@@ -326,7 +330,7 @@ def spectral_pairs(A, n_components, *, largest=True, solver="auto", what="The ma
                    psd=False, zero_roundoff=False, max_components=None, metric=None,
                    finite_checked=False, remedy=NONFINITE_REMEDY, work_copy_what=None,
                    tol=0.0, max_iter=None, random_state=None, n_oversamples=None,
-                   overwrite_a=False, n_jobs=None):
+                   overwrite_a=False, n_jobs=None, start=None):
     """The eigen pipeline of every spectral estimator: solve, check, clean, select.
 
     Parameters
@@ -363,7 +367,7 @@ def spectral_pairs(A, n_components, *, largest=True, solver="auto", what="The ma
         What to do when the matrix or its spectrum is not finite.
     work_copy_what : str or None
         See :func:`plan_solve`.
-    tol, max_iter, random_state, n_oversamples, overwrite_a, n_jobs : optional
+    tol, max_iter, random_state, n_oversamples, overwrite_a, n_jobs, start : optional
         Passed to :func:`symmetric_eigenpairs`.
 
     Returns
@@ -405,7 +409,7 @@ def spectral_pairs(A, n_components, *, largest=True, solver="auto", what="The ma
         values, vectors = symmetric_eigenpairs(
             A, k, largest=largest, solver=solver, tol=tol, max_iter=max_iter,
             random_state=random_state, n_oversamples=n_oversamples, overwrite_a=overwrite_a,
-            n_jobs=n_jobs)
+            n_jobs=n_jobs, start=start)
     check_spectrum(values, vectors, k, what=what, dtype=dtype, remedy=remedy)
     if psd:
         values = clip_negative_eigenvalues(values, what=what)

@@ -209,10 +209,41 @@ def randomized_block_width(k, n_oversamples=None):
     return k + extra
 
 
-def block_krylov_pairs(A, k, largest, tol, max_iter, rng, n_oversamples, n_jobs=None):
+#: Least relative size of the random part of a start block built from a guess.
+START_NOISE = 1e-5
+
+
+def _start_block(n, b, rng, dtype, start, tol):
+    """The first orthonormal (n, b) block: random, or a guess plus a little random noise.
+
+    The guess fills the leading columns, each normalised and perturbed by a random vector
+    of relative size ``eps = min(1, max(START_NOISE, 100 sqrt(n) tol))``. A random start
+    has a component along every eigenvector, which is what keeps the residual test from
+    accepting pairs that miss a wanted direction; the noise keeps that true of a guess that
+    lacks one (a Nystrom guess whose landmarks missed a cluster, say): its component along
+    any eigenvector, about ``eps / sqrt(n)``, leaves a residual above ``tol`` for any gap
+    above 1% of the largest eigenvalue, until the solver has found that direction. It
+    costs passes only where the guess was poor.
+    """
+    block = rng.standard_normal((n, b)).astype(dtype)
+    given = 0 if start is None else min(b, start.shape[1])
+    if given:
+        eps = min(1.0, max(START_NOISE, 100.0 * np.sqrt(n) * tol))
+        guess = np.asarray(start[:, :given], dtype=np.float64)
+        norms = np.linalg.norm(guess, axis=0)
+        usable = np.flatnonzero(np.isfinite(norms) & (norms > 0))
+        block[:, usable] = (guess[:, usable] / norms[usable]
+                            + (eps / np.sqrt(n)) * block[:, usable])
+    return _orthonormal(block)
+
+
+def block_krylov_pairs(A, k, largest, tol, max_iter, rng, n_oversamples, n_jobs=None,
+                       start=None):
     """Randomized block Krylov (block Lanczos with full reorthogonalisation, thick restarts).
 
-    Starts from a random orthonormal n x b block (b = k + n_oversamples), extends the basis
+    Starts from a random orthonormal n x b block (b = k + n_oversamples), or from the
+    columns of ``start`` (an (n, j) guess of the wanted eigenvectors, slightly perturbed;
+    random columns fill it up to b, extra columns are dropped), extends the basis
     V by one block per pass (one product ``A @ block``, through the streaming kernel for a
     dense matrix), keeps ``H = V^T A V`` up to date from the new block only, and after every
     pass takes Ritz pairs from H (Rayleigh-Ritz). It stops when every wanted pair has
@@ -231,7 +262,7 @@ def block_krylov_pairs(A, k, largest, tol, max_iter, rng, n_oversamples, n_jobs=
     basis = np.empty((n, max_width), dtype=dtype)
     products = np.empty((n, max_width), dtype=dtype)
     H = np.zeros((max_width, max_width), dtype=np.float64)
-    block = _orthonormal(rng.standard_normal((n, b)).astype(dtype))
+    block = _start_block(n, b, rng, dtype, start, tol)
     width = 0
     worst = np.inf
     for _ in range(max_iter):

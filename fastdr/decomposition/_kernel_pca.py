@@ -23,6 +23,7 @@ from .._eigen import (
     reads_upper_triangle,
     spectral_pairs,
 )
+from .._eigen_solvers import randomized_block_width
 from .._eigen_values import inverse_sqrt
 from .._feature_names import check_feature_names, record_feature_names
 from .._kernels import kernel_matrix as kernel_kernels
@@ -38,11 +39,12 @@ from .._validation import (
     check_n_features,
     check_precomputed_square,
     check_query,
+    check_random_state,
 )
 from ..exceptions import NotFittedError, compatible
 from ._kernel_pca_inverse import apply_preimage, fit_preimage
 from ._kernel_pca_kernels import callable_kernel, check_sparse, dense_kernel, sparse_kernel
-from ._kernel_pca_spectrum import CentredKernel, clean_spectrum
+from ._kernel_pca_spectrum import CentredKernel, clean_spectrum, nystrom_start
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine", "precomputed")
 #: Kernels computed from squared distances: their input is checked for overflow.
@@ -295,6 +297,12 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             log.done(f"kernel matrix ({self._kernel_name()}, {m} x {m})")
             self.X_fit_ = X
         remedy = self._nonfinite_remedy()
+        rng, start = self.random_state, None
+        if solver == "randomized" and not callable(self.kernel):  # a Python kernel is slow
+            # one stream draws the landmarks, then the solver's random columns
+            rng = check_random_state(self.random_state)
+            start = nystrom_start(self._kernel_columns(X, K), m,
+                                  randomized_block_width(k_solve), rng)
         if solver == "dense":
             with parallel_section(self.n_jobs):
                 row_means = double_centre_inplace(K, False, 1.0)
@@ -308,7 +316,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             finite_checked=True, remedy=remedy,
             tol=float(self.tol) if iterative else 0.0,
             max_iter=self.max_iter if iterative else None,
-            random_state=self.random_state, overwrite_a=True, n_jobs=self.n_jobs)
+            random_state=rng, overwrite_a=True, n_jobs=self.n_jobs, start=start)
         log.done(f"centring and eigensolver ({solver})")
         if solver != "dense":
             row_means = A.row_means
@@ -372,6 +380,13 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             out[...] = K
             return out
         return K
+
+    def _kernel_columns(self, X, K):
+        """``S -> K[:, S]`` for the training kernel: sliced from a precomputed K, computed
+        from X otherwise (K may hold only its upper triangle)."""
+        if self.kernel == "precomputed":
+            return lambda S: K[:, S]
+        return lambda S: self._kernel(X, X[S])
 
     def transform(self, X):
         """Project new samples: ``z_j = sum_i A_ij k_c(x_i, x)``, ``A = V Lambda^(-1/2)``.
