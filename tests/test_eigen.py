@@ -387,3 +387,29 @@ def test_dense_pairs_on_exactly_repeated_eigenvalues(overwrite_a, largest):
     B = np.eye(n) - 1.0 / n
     np.testing.assert_allclose(B @ vectors, vectors * values, atol=1e-12)
     np.testing.assert_allclose(vectors.T @ vectors, np.eye(k), atol=1e-12)
+
+
+@pytest.mark.parametrize("k, pinned", [(2, True), (20, False)])
+def test_block_solver_keeps_its_own_blas_on_one_thread_for_thin_blocks(rng, monkeypatch, k,
+                                                                       pinned):
+    # a thin block's products are numba kernels: a multi-threaded BLAS call between them would
+    # leave OpenBLAS workers spinning into the next one; a wide block's products are BLAS
+    import contextlib
+
+    from fastdr import _blas
+
+    entered = []
+    real = _blas.single_threaded_blas
+
+    @contextlib.contextmanager
+    def spy():
+        with real():
+            entered.append(True)
+            yield
+
+    monkeypatch.setattr(_eigen_solvers, "single_threaded_blas", spy)
+    A = _psd_with_gaps(rng, 300)
+    values, _ = _eigen_solvers.block_krylov_pairs(A, k, True, 0.0, 200,
+                                                  np.random.RandomState(0), None)
+    np.testing.assert_allclose(values, _reference(A, k, True)[0], rtol=1e-9)
+    assert bool(entered) is pinned

@@ -5,6 +5,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
+from .._blas import single_threaded_blas
 from .._eigen import NONFINITE_REMEDY, check_finite_row_means
 from .._eigen_solvers import block_product
 
@@ -83,15 +84,18 @@ def nystrom_start(columns, m, width, rng):
     C = np.asarray(columns(landmarks), dtype=np.float64)
     if not np.isfinite(C).all():
         return None  # the full kernel's row means report it, with the remedy
-    W = C[landmarks]
-    lam, V = scipy.linalg.eigh(0.5 * (W + W.T), check_finite=False)
-    keep = lam > 1e-8 * lam[-1]
-    if lam[-1] <= 0 or keep.sum() < width:
-        return None
-    F = C @ (V[:, keep] / np.sqrt(lam[keep]))
-    F -= F.mean(axis=0)
-    mu, Z = scipy.linalg.eigh(F.T @ F, check_finite=False)
-    return F @ Z[:, ::-1][:, :width]
+    # small products on one thread: none leaves OpenBLAS workers spinning into the solver's
+    # first pass over K (a numba kernel)
+    with single_threaded_blas():
+        W = C[landmarks]
+        lam, V = scipy.linalg.eigh(0.5 * (W + W.T), check_finite=False)
+        keep = lam > 1e-8 * lam[-1]
+        if lam[-1] <= 0 or keep.sum() < width:
+            return None
+        F = C @ (V[:, keep] / np.sqrt(lam[keep]))
+        F -= F.mean(axis=0)
+        mu, Z = scipy.linalg.eigh(F.T @ F, check_finite=False)
+        return F @ Z[:, ::-1][:, :width]
 
 
 class CentredKernel(scipy.sparse.linalg.LinearOperator):
