@@ -17,8 +17,12 @@ K = 15
 MIN_RECALL = 0.95
 RECALL_SLACK = 0.005
 SAMPLE = 2000  # rows whose exact neighbours are computed for the recall
-_THREADS = Arg("numba.get_num_threads()",
-               lambda data: __import__("numba").get_num_threads())
+# numba.config.NUMBA_NUM_THREADS, not numba.get_num_threads(): the latter starts numba's
+# threading layer, and started before fastdr's first launch it is numba's default (GNU
+# OpenMP where installed), not the fork-safe layer fastdr asks for, so a later fork (the
+# fork tests, when this file's tests ran first in the process) terminated the child
+_THREADS = Arg("numba.config.NUMBA_NUM_THREADS",
+               lambda data: __import__("numba").config.NUMBA_NUM_THREADS)
 
 
 def drop_self(dist, ind, k=K):
