@@ -12,14 +12,15 @@ Solvers
   shift-invert mode around 0 and falls back to LOBPCG, with a warning, if the factorisation
   fails.
 * ``"lobpcg"``: ``scipy.sparse.linalg.lobpcg``, a block method.
-* ``"randomized"``: randomized block Krylov -- block Lanczos from a random orthonormal
-  block of ``k + max(1, k // 2)`` columns, with full reorthogonalisation and thick restarts, and
-  a residual test every pass: it stops when ``|A u - theta u| <= tol * max |theta|`` for
-  every wanted pair. One pass is one product of A with a block; on a big dense matrix that
-  costs little more than one ARPACK matrix-vector product (both are bound by reading the
-  matrix), and it needs several times fewer passes than ARPACK needs products (on rbf
-  kernel matrices 8-12 passes where ARPACK took 21-110 products), so it is the fastest
-  solver there. Like any Lanczos method it converges to both ends of the spectrum,
+* ``"randomized"``: randomized block Krylov -- block Lanczos from a random orthonormal block
+  of ``k + max(1, k // 2)`` columns (or from a caller's guess, such as KernelPCA's Nystrom
+  start, perturbed so that no direction is missing), with full reorthogonalisation and thick
+  restarts, and a residual test every pass: it stops when ``|A u - theta u| <= tol * max
+  |theta|`` for every wanted pair. One pass is one product of A with a block; on a big dense
+  matrix that costs little more than one ARPACK matrix-vector product (both are bound by
+  reading the matrix), and it needs several times fewer passes than ARPACK needs products
+  (on rbf kernel matrices 8-12 passes where ARPACK took 21-110 products), so it is the
+  fastest solver there. Like any Lanczos method it converges to both ends of the spectrum,
   so it serves the top and the bottom pairs of indefinite matrices alike.
 """
 
