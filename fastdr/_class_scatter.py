@@ -102,13 +102,17 @@ def class_scatter(X, codes, counts, means, weights, inv_scales=None, n_jobs=None
     return total, per_class
 
 
+def _class_order(codes, counts):
+    """The rows in class order, and each class's start in that order (k + 1 entries)."""
+    return np.argsort(codes, kind="stable"), np.concatenate(([0], np.cumsum(counts)))
+
+
 def _class_layout(X, codes, counts):
-    """The rows in class order, each class's start in that order (k + 1 entries) and the
-    float64 row-block buffers ``(block, norms)`` of :func:`_add_class_scatter`."""
+    """:func:`_class_order` and the float64 row-block buffers ``(block, norms)`` of
+    :func:`_add_class_scatter`."""
     m, d = X.shape
     rows = max(1, min(scatter_block_rows(d), m))
-    order = np.argsort(codes, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(counts)))
+    order, starts = _class_order(codes, counts)
     return order, starts, (np.empty((rows, d), dtype=np.float64), np.empty(rows))
 
 
@@ -311,8 +315,7 @@ def within_r_factor(X, codes, counts, means, inv_scale, n_jobs=None):
         if R is not None:
             return R
     rows = min(m, max(scatter_block_rows(d), 4 * d))
-    order = np.argsort(codes, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(counts)))
+    order, starts = _class_order(codes, counts)
     stack = np.empty((min(m, d) + rows, d), dtype=np.float64)
     norms = np.empty(rows, dtype=np.float64)
     r_rows = 0  # rows of the current R, at the top of ``stack``
