@@ -30,26 +30,26 @@ run() { $PYTHON -m pytest -q -p no:randomly -m "not slow and not jit_only" "$@";
 # heap, reservoir, knn, knn_screen, distances, vote, pairs (radius), graph, graph_build, lle (and
 # lle_methods, lle_assembly), mds_restore,
 # matrix_checks, block_product, gram_product (and its PCA route)
-run tests/test_kernels_heap.py tests/test_neighbors.py tests/test_knn_screen.py \
-    tests/test_pairwise.py \
-    tests/test_graph.py tests/test_lle.py tests/test_parity_lle.py tests/test_mds.py
-run tests/test_eigen.py -k "block_product or upper_triangle"
-run tests/test_gram_product.py tests/test_parity_linear.py -k "gram or fused or out_of_range"
+run tests/kernels/test_kernels_heap.py tests/neighbors/test_neighbors.py tests/kernels/test_knn_screen.py \
+    tests/neighbors/test_pairwise.py \
+    tests/kernels/test_graph.py tests/manifold/test_lle.py tests/parity/test_parity_lle.py tests/manifold/test_mds.py
+run tests/eigen/test_eigen.py -k "block_product or upper_triangle"
+run tests/kernels/test_gram_product.py tests/parity/test_parity_linear.py -k "gram or fused or out_of_range"
 # sparse_distances (sparse k-NN, radius, pairwise)
-run tests/test_sparse_neighbours.py
+run tests/neighbors/test_sparse_neighbours.py
 # kernel_matrix, centering
-run tests/test_decomposition.py -k "kernel_matrices or rbf_kernels or exponential or mirror \
+run tests/decomposition/test_decomposition.py -k "kernel_matrices or rbf_kernels or exponential or mirror \
 or centre_kernel or centred_kernel or upper_triangle"
 # nca, mmc, class_stats
-run tests/test_nca.py -k "naive_reference or blocking or sparse_and_dense or candidates \
+run tests/metric_learning/test_nca.py -k "naive_reference or blocking or sparse_and_dense or candidates \
 or very_large or mini_batch or exp_matches"
-run tests/test_mmc.py -k "pair_kernels"
-run tests/test_discriminant.py -k "class_kernels"
+run tests/metric_learning/test_mmc.py -k "pair_kernels"
+run tests/discriminant/test_discriminant.py -k "class_kernels"
 # nndescent, rp_trees, nndescent_search (graph, queries, estimators), vexp
 # (their jit_only tests too: jit_only means "too slow interpreted", and these are compiled)
-$PYTHON -m pytest -q -p no:randomly -m "not slow" tests/test_nndescent.py \
-    tests/test_nndescent_estimators.py tests/test_vexp.py \
+$PYTHON -m pytest -q -p no:randomly -m "not slow" tests/neighbors/test_nndescent.py \
+    tests/neighbors/test_nndescent_estimators.py tests/kernels/test_vexp.py \
     -k "not recall_at_defaults and not recall_heavier"
 # the Isomap pipeline end to end, and the bad-input catalogue over every estimator
-run tests/test_isomap.py -k "naive_reference or disconnected or landmark_isomap"
-run tests/test_bad_input.py
+run tests/manifold/test_isomap.py -k "naive_reference or disconnected or landmark_isomap"
+run tests/contract/test_bad_input.py

@@ -12,6 +12,6 @@ export NUMBA_DISABLE_JIT=1
 $PYTHON -m coverage erase
 $PYTHON -m coverage run --source=fastdr -m pytest -q -p no:randomly \
     -m "not jit_only and not slow" --durations=15 \
-    --ignore=tests/test_sklearn_compat.py \
-    --deselect tests/test_fork.py::test_fork_while_another_thread_runs_isomap
+    --ignore=tests/contract/test_sklearn_compat.py \
+    --deselect tests/runtime/test_fork.py::test_fork_while_another_thread_runs_isomap
 $PYTHON -m coverage report --fail-under=90 --skip-covered --show-missing

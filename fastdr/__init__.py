@@ -46,7 +46,7 @@ _EXPORTS = {
     "NeighborhoodComponentsAnalysis": "fastdr.metric_learning",
     "MMC": "fastdr.metric_learning",
     "MMC_Supervised": "fastdr.metric_learning",
-    "warmup": "fastdr._warmup",
+    "warmup": "fastdr._runtime.warmup",
 }
 
 __all__ = [

@@ -23,7 +23,7 @@ SCATTER_BLOCK_ELEMENTS = 2**19
 _MEMORY_BUDGET_ENV = "FASTDR_MEMORY_BUDGET"
 
 #: PCA's ``"arpack"`` solver on a dense tall X applies the Gram operator in one fused pass
-#: over X (:mod:`fastdr._kernels.gram_product`) from this many elements of X up. Below it X
+#: over X (:mod:`fastdr._kernels.spectral.gram_product`) from this many elements of X up. Below it X
 #: stays in the last-level cache, where two BLAS matrix-vector products on a centred copy
 #: are as fast, without a numba launch per product (about 0.1 ms on the workqueue layer,
 #: more when its threads have gone to sleep, as between the report's timed calls).
@@ -54,7 +54,8 @@ RANDOMIZED_EXPLICIT_GRAM_MAX_DIM = 512
 RANDOMIZED_GRAM_GAIN = 5.0
 
 #: LDA's row gathering (class scatter, Ledoit-Wolf, the R factor) runs on the calling thread
-#: for blocks below this many elements (see :func:`fastdr._class_scatter.gather_centre`):
+#: for blocks below this many elements
+#: (see :func:`fastdr.discriminant._class_scatter.gather_centre`):
 #: measured serial against a parallel launch, 1,000 x 25 12 against 90 us, 5,000 x 100 281
 #: against 417 us (the gather is memory-bound) ...
 GATHER_PARALLEL_MIN_ELEMENTS = 2**20
@@ -82,7 +83,7 @@ RECOMPUTE_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
 KD_TREE_MAX_DIM = 15
 #: Targets per GEMM block of the k-NN and pairwise kernels (fewer when there are fewer).
 TARGET_BLOCK = 2048
-#: Targets per float32 GEMM block of the k-NN screen (:mod:`fastdr._kernels.knn_screen`):
+#: Targets per float32 GEMM block of the k-NN screen (:mod:`fastdr._kernels.knn.screen`):
 #: the packed panel (about 100 KiB at d = 50) stays in L2 beside a 128 x 512 key tile.
 #: Measured (median of 7, float32, k=10): 45 ms against 57 ms for 2,048 at 5,000 x 50;
 #: within noise of 2,048 at 20,000 x 50.

@@ -10,13 +10,14 @@ from ._config import (
     PAIRWISE_SMALL_ROWS,
     PAIRWISE_STREAM_MIN_BYTES,
 )
-from ._distance_checks import check_distance_magnitude
-from ._kernels import distances as dist_kernels
+from ._distance.metric import resolve_neighbors_metric
+from ._distance.norm_trick import norm_trick_setup, prep_kernel, self_norm_trick, target_block
+from ._kernels.distances import euclidean as dist_kernels
 from ._kernels.streaming import misalignment
-from ._metric import resolve_neighbors_metric
-from ._norm_trick import norm_trick_setup, prep_kernel, self_norm_trick, target_block
-from ._parallel import parallel_section
-from ._validation import check_array, check_dense_allocation
+from ._runtime.threads import parallel_section
+from ._validation.arrays import check_array
+from ._validation.budget import check_dense_allocation
+from ._validation.magnitudes import check_distance_magnitude
 
 
 def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all_finite=True,

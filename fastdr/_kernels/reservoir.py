@@ -10,7 +10,7 @@ heap's: the n smallest keys by (key, index), so ties go to the smaller index.
 State of one row: ``buf_d[:count]`` and ``buf_i[:count]`` hold the candidates, and
 ``threshold`` is +inf until the first compaction. Keys above the threshold can never be
 among the n smallest (n kept keys are at or below it). The appends are written inline by the
-caller (:func:`fastdr._kernels.knn_screen._screen_tile`): a helper taking the buffers cost
+caller (:func:`fastdr._kernels.knn.screen._screen_tile`): a helper taking the buffers cost
 reference counting on every key that passes.
 """
 

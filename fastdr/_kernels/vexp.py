@@ -2,8 +2,8 @@
 
 numba has no vectorised libm here, so a loop calling ``np.exp`` runs one element at a time.
 :func:`exp_shifted` is written so that LLVM vectorises it; the rbf kernel matrix
-(:mod:`fastdr._kernels.kernel_matrix`) and the NCA softmax (:mod:`fastdr._kernels.nca`) both
-use it.
+(:mod:`fastdr._kernels.spectral.kernel_matrix`) and the NCA softmax
+(:mod:`fastdr._kernels.learners.nca`) both use it.
 
 Method: Cody-Waite reduction ``x = k ln2 + t`` with ``|t| <= ln2 / 2`` (``k`` rounded to the
 nearest integer by adding and subtracting ``1.5 * 2^52``), the degree-13 Taylor polynomial of

@@ -7,8 +7,8 @@ import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import spectral_pairs
-from .._params import validate_params
-from .._validation import check_is_fitted, check_option
+from .._validation.arrays import check_is_fitted
+from .._validation.params import check_option, validate_params
 from ..decomposition._pca_solvers import Route, check_count
 from ._utils import (
     as_dask_queries,

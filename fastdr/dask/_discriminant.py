@@ -12,19 +12,14 @@ import dask.array as da
 import numpy as np
 
 from .._base import BaseEstimator, ClassifierMixin, TransformerMixin
-from .._class_scatter import (
+from .._validation.arrays import check_classification_targets, check_is_fitted
+from .._validation.params import check_n_components, check_option, validate_params
+from ..discriminant._class_scatter import (
     ledoit_wolf_within,
     shrink_to_scaled_identity,
     standardising_scales,
 )
-from .._lda_solvers import total_minus_within
-from .._params import validate_params
-from .._validation import (
-    check_classification_targets,
-    check_is_fitted,
-    check_n_components,
-    check_option,
-)
+from ..discriminant._solvers import total_minus_within
 from ._utils import (
     as_dask_queries,
     as_dask_rows,
@@ -209,7 +204,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
 
     @staticmethod
     def _local_class():
-        from ..discriminant import LinearDiscriminantAnalysis as LocalLDA
+        from ..discriminant._lda import LinearDiscriminantAnalysis as LocalLDA
 
         return LocalLDA
 

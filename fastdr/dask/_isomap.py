@@ -16,9 +16,10 @@ import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
 from .._eigen import SOLVERS
-from .._kernels.graph_build import geodesic_through_neighbours
-from .._parallel import parallel_section
-from .._validation import check_is_fitted, check_option, check_random_state, check_scalar
+from .._kernels.graph.build import geodesic_through_neighbours
+from .._runtime.threads import parallel_section
+from .._validation.arrays import check_is_fitted
+from .._validation.params import check_option, check_random_state, check_scalar
 from ..manifold import _isomap_graph
 from ..manifold._geodesic import landmark_columns, locality_order, renumber
 from ..manifold._landmarks import triangulate_rows

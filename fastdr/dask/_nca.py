@@ -13,14 +13,9 @@ import numpy as np
 import scipy.optimize
 
 from .._base import BaseEstimator, TransformerMixin
-from .._kernels import nca as nca_kernels
-from .._validation import (
-    check_classification_targets,
-    check_is_fitted,
-    check_option,
-    check_random_state,
-    check_scalar,
-)
+from .._kernels.learners import nca as nca_kernels
+from .._validation.arrays import check_classification_targets, check_is_fitted
+from .._validation.params import check_option, check_random_state, check_scalar
 from ..metric_learning._nca import row_partition
 from ._utils import (
     as_dask_queries,

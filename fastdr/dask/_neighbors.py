@@ -4,15 +4,11 @@ import dask
 import numpy as np
 
 from .._base import BaseEstimator, ClassifierMixin, RegressorMixin
-from .._kernels.vote import class_votes, weighted_means
-from .._metric import resolve_metric
-from .._parallel import parallel_section
-from .._validation import (
-    check_classification_targets,
-    check_is_fitted,
-    check_option,
-    check_scalar,
-)
+from .._distance.metric import resolve_metric
+from .._kernels.knn.vote import class_votes, weighted_means
+from .._runtime.threads import parallel_section
+from .._validation.arrays import check_classification_targets, check_is_fitted
+from .._validation.params import check_option, check_scalar
 from ..neighbors import _search
 from ..neighbors._base import check_k, reported_distances
 from ..neighbors._predict import neighbour_weights, scaled_targets

@@ -11,8 +11,8 @@ import dask
 import dask.array as da
 import numpy as np
 
-from .._metric import apply_linear_map
-from .._validation import check_array, check_n_features
+from .._distance.metric import apply_linear_map
+from .._validation.arrays import check_array, check_n_features
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 

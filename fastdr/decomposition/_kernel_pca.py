@@ -14,7 +14,6 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from .._base import BaseEstimator, TransformerMixin
-from .._distance_checks import check_distance_magnitude
 from .._eigen import (
     SOLVERS,
     check_finite_matrix,
@@ -23,23 +22,25 @@ from .._eigen import (
     reads_upper_triangle,
     spectral_pairs,
 )
-from .._eigen_solvers import randomized_block_width
-from .._eigen_values import inverse_sqrt
-from .._feature_names import check_feature_names, record_feature_names
-from .._kernels import kernel_matrix as kernel_kernels
-from .._kernels.centering import double_centre_inplace
-from .._parallel import parallel_section
-from .._params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
-from .._progress import StageLog
-from .._validation import (
-    check_array,
-    check_dense_allocation,
-    check_is_fitted,
+from .._eigen.solvers import randomized_block_width
+from .._eigen.values import inverse_sqrt
+from .._kernels.spectral import kernel_matrix as kernel_kernels
+from .._kernels.spectral.centering import double_centre_inplace
+from .._runtime.progress import StageLog
+from .._runtime.threads import parallel_section
+from .._validation.arrays import check_array, check_is_fitted, check_n_features, check_query
+from .._validation.budget import check_dense_allocation
+from .._validation.feature_names import check_feature_names, record_feature_names
+from .._validation.magnitudes import check_distance_magnitude
+from .._validation.matrices import check_precomputed_square
+from .._validation.params import (
+    N_JOBS,
+    VERBOSE,
+    Interval,
+    StrOptions,
     check_n_components,
-    check_n_features,
-    check_precomputed_square,
-    check_query,
     check_random_state,
+    validate_params,
 )
 from ..exceptions import NotFittedError, compatible
 from ._kernel_pca_inverse import apply_preimage, fit_preimage

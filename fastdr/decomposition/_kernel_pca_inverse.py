@@ -14,7 +14,8 @@ scikit-learn). Time O(m^2 k + m^3 / 3 + m^2 d) at fit; memory one m x m array.
 import numpy as np
 import scipy.linalg
 
-from .._validation import check_array, check_dense_allocation
+from .._validation.arrays import check_array
+from .._validation.budget import check_dense_allocation
 
 
 def fit_preimage(estimator, X_transformed, X):

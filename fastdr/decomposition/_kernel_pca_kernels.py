@@ -1,7 +1,7 @@
 """Kernel blocks of :class:`~fastdr.decomposition.KernelPCA`, one entry point per input kind.
 
 * :func:`dense_kernel`: a named kernel between dense rows, written into one preallocated
-  array by the numba kernels of :mod:`fastdr._kernels.kernel_matrix` (the fast path).
+  array by the numba kernels of :mod:`fastdr._kernels.spectral.kernel_matrix` (the fast path).
 * :func:`sparse_kernel`: a named kernel when X or Y is a scipy sparse matrix. The only
   large product is the sparse ``X @ Y.T`` (scipy), so neither input is ever densified;
   the (m, n) result is dense, as the kernel matrix is dense anyway.
@@ -15,10 +15,10 @@ import numpy as np
 import scipy.sparse
 
 from .._config import GEMM_MIN_DIM
-from .._kernels import kernel_matrix as kernel_kernels
-from .._norm_trick import norm_trick_setup
-from .._parallel import parallel_section
-from .._validation import check_finite
+from .._distance.norm_trick import norm_trick_setup
+from .._kernels.spectral import kernel_matrix as kernel_kernels
+from .._runtime.threads import parallel_section
+from .._validation.arrays import check_finite
 
 _DOT_KERNEL_CODES = {
     "linear": kernel_kernels.LINEAR,

@@ -5,9 +5,9 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from .._blas import single_threaded_blas
 from .._eigen import NONFINITE_REMEDY, check_finite_row_means
-from .._eigen_solvers import block_product
+from .._eigen.solvers import block_product
+from .._runtime.blas import single_threaded_blas
 
 #: scikit-learn's thresholds for the eigenvalues of a PSD matrix, by precision
 #: (significant negative ratio, significant negative value, round-off positive ratio).
@@ -101,7 +101,7 @@ def nystrom_start(columns, m, width, rng):
 class CentredKernel(scipy.sparse.linalg.LinearOperator):
     """The centred kernel ``J K J`` (``J = I - 11^T / m``) applied without forming it.
 
-    A product costs one streaming pass over K (:func:`fastdr._eigen_solvers.block_product`; with
+    A product costs one streaming pass over K (:func:`fastdr._eigen.solvers.block_product`; with
     ``upper``, over its upper triangle only, the rest unread) plus O(m b) for the two
     centrings; the first product carries an extra column of ones, which
     yields K's row means (needed by ``transform``) without another pass.

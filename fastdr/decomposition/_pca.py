@@ -14,16 +14,16 @@ import numpy as np
 import scipy.linalg
 
 from .._base import BaseEstimator, TransformerMixin
-from .._eigen_values import fix_signs, n_components_for_ratio
-from .._feature_names import record_feature_names
-from .._params import Interval, StrOptions, validate_params
-from .._validation import (
+from .._eigen.values import fix_signs, n_components_for_ratio
+from .._validation.arrays import (
     check_array,
     check_finite,
     check_is_fitted,
     check_n_features,
     check_query,
 )
+from .._validation.feature_names import record_feature_names
+from .._validation.params import Interval, StrOptions, validate_params
 from ._centred import column_means, project_centred
 from ._pca_mle import infer_dimension
 from ._pca_solvers import (

@@ -6,7 +6,7 @@ applies it as two products, each a pass over X. Here the same ARPACK iteration, 
 same ``v0`` and with the same tolerance, applies it either as the d x d matrix ``Xc^T Xc``
 formed once (X dense, or CSR with short rows, with at most ``ARPACK_EXPLICIT_GRAM_MAX_DIM``
 features: O(m d^2) once against about 50 steps of two passes over X) or through
-:func:`fastdr._kernels.gram_product.centred_gram_dense` (or its CSR form), which reads each
+:func:`fastdr._kernels.spectral.gram_product.centred_gram_dense` (or its CSR form), which reads each
 row once, centres implicitly and runs on every thread. The steps after ARPACK are svds's:
 orthonormalise the Ritz vectors, ``Xc V = U S W^T`` by a small SVD, right vectors ``V W``.
 Measured at 100,000 x 2,000 CSR (10% stored) and 20,000 x 2,000 dense, see the README; the
@@ -20,10 +20,10 @@ import scipy.linalg
 import scipy.sparse.linalg
 
 from .. import _config as config
-from .._blas import single_threaded_blas
-from .._kernels.block_product import dense_times_block
-from .._kernels.gram_product import centred_gram_csr, centred_gram_dense, csr_gram_matrix
-from .._parallel import parallel_section
+from .._kernels.spectral.block_product import dense_times_block
+from .._kernels.spectral.gram_product import centred_gram_csr, centred_gram_dense, csr_gram_matrix
+from .._runtime.blas import single_threaded_blas
+from .._runtime.threads import parallel_section
 from ._pca_sparse import is_sparse, unsigned_index_arrays
 
 
@@ -58,7 +58,7 @@ def explicit_gram_matrix(X, mean):
     """``C = Xc^T Xc`` (``Xc = X - 1 mean^T``), a d x d float64 ndarray.
 
     One BLAS product ``X^T X - m mean mean^T`` (float32 rows converted a block at a time;
-    a CSR X through :func:`fastdr._kernels.gram_product.csr_gram_matrix`, O(sum of squared
+    a CSR X through :func:`fastdr._kernels.spectral.gram_product.csr_gram_matrix`, O(sum of squared
     row counts)), symmetrised; the caller's centring keeps that subtraction's cancellation
     small (see :func:`fastdr.decomposition._pca_solvers.centring`). Time O(m d^2).
     """

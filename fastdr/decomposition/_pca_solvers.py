@@ -15,7 +15,8 @@ import scipy.sparse.linalg
 from .. import _config as config
 from .._config import scatter_block_rows
 from .._eigen import check_spectrum, spectral_pairs
-from .._validation import check_dense_allocation, check_random_state
+from .._validation.budget import check_dense_allocation
+from .._validation.params import check_random_state
 from ..exceptions import MemoryBudgetError
 from ._centred import (
     _MAX_CANCELLATION,

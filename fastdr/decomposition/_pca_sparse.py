@@ -10,8 +10,8 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.linalg
 
-from .._kernels.gram_product import csr_column_moments
-from .._validation import FLOAT_DTYPES
+from .._kernels.spectral.gram_product import csr_column_moments
+from .._validation.arrays import FLOAT_DTYPES
 from ..neighbors._sparse_search import _check_compressed
 
 #: The formats kept as they are; every other sparse format is converted to CSR.

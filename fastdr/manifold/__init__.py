@@ -1,5 +1,13 @@
-"""Manifold learning: classical MDS, Isomap, LLE."""
+"""Manifold learning: classical MDS, Isomap, LLE.
 
-from .isomap import Isomap  # noqa: F401
-from .lle import LocallyLinearEmbedding, locally_linear_embedding  # noqa: F401
-from .mds import ClassicalMDS  # noqa: F401
+Entries: :mod:`._mds` (ClassicalMDS), :mod:`._isomap` (Isomap, with its graph in
+:mod:`._isomap_graph`, its geodesics in :mod:`._geodesic` and landmarks in
+:mod:`._landmarks`) and :mod:`._lle` (LocallyLinearEmbedding, the four methods' matrices in
+:mod:`._lle_methods`).
+"""
+
+from ._isomap import Isomap
+from ._lle import LocallyLinearEmbedding, locally_linear_embedding
+from ._mds import ClassicalMDS
+
+__all__ = ["ClassicalMDS", "Isomap", "LocallyLinearEmbedding", "locally_linear_embedding"]

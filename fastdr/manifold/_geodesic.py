@@ -18,12 +18,13 @@ import scipy.sparse
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from .._config import DIJKSTRA_SOURCE_BLOCK, FLOYD_MIN_DENSITY, LANDMARK_PANEL, PATH_TILE
-from .._distance_checks import check_sparse_graph
-from .._kernels import graph as graph_kernels
-from .._kernels.graph_build import permute_csr, symmetrize_csr
-from .._parallel import parallel_section
-from .._progress import run_in_chunks
-from .._validation import check_dense_allocation, check_option
+from .._kernels.graph import shortest_paths as graph_kernels
+from .._kernels.graph.build import permute_csr, symmetrize_csr
+from .._runtime.progress import run_in_chunks
+from .._runtime.threads import parallel_section
+from .._validation.budget import check_dense_allocation
+from .._validation.indices import check_sparse_graph
+from .._validation.params import check_option
 
 #: ``path_method`` values: scikit-learn's names ("FW" Floyd-Warshall, "D" Dijkstra) and
 #: fastdr's aliases of them.
@@ -115,7 +116,7 @@ def all_pairs(graph, *, method, dtype, n_jobs, what, alternative, progress=None)
         For the memory announcement (:func:`fastdr._validation.check_dense_allocation`).
     progress : StageLog or None
         When verbose, Dijkstra's sources run in chunks under a progress bar if they are
-        expected to take long (:func:`fastdr._progress.run_in_chunks`); same result.
+        expected to take long (:func:`fastdr._runtime.progress.run_in_chunks`); same result.
 
     Returns
     -------

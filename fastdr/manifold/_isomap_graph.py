@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from .._kernels.graph_build import row_medians
-from .._parallel import parallel_section
+from .._kernels.graph.build import row_medians
+from .._runtime.threads import parallel_section
 from ..neighbors import NearestNeighbors
 from ._geodesic import Graph, undirected
 

@@ -13,8 +13,8 @@ matrix or a sparse neighbour graph, read as scikit-learn's
 import numpy as np
 import scipy.sparse
 
-from .._distance_checks import check_sparse_graph
-from .._validation import check_array
+from .._validation.arrays import check_array
+from .._validation.indices import check_sparse_graph
 
 
 def check_input(X, metric):

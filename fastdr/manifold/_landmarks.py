@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._progress import StageLog
+from .._runtime.progress import StageLog
 from ._geodesic import landmark_columns, locality_order, maxmin_columns, renumber
 from ._mds_core import embed_from_distances, triangulate
 

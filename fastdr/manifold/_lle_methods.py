@@ -2,17 +2,17 @@
 
 scikit-learn builds these as a dense (or LIL) m x m matrix in a Python loop over the points.
 Here every point's small dense block is computed by a parallel numba kernel
-(:mod:`fastdr._kernels.lle_methods`) and the blocks are summed into a CSR matrix by the
-race-free two-pass assembly of :mod:`fastdr._kernels.lle_assembly`. Memory O(m k^2).
+(:mod:`fastdr._kernels.lle.methods`) and the blocks are summed into a CSR matrix by the
+race-free two-pass assembly of :mod:`fastdr._kernels.lle.assembly`. Memory O(m k^2).
 """
 
 import numpy as np
 import scipy.sparse
 
-from .._kernels import lle_assembly
-from .._kernels import lle_methods as kernels
-from .._parallel import parallel_section
-from .._validation import check_dense_allocation
+from .._kernels.lle import assembly as lle_assembly
+from .._kernels.lle import methods as kernels
+from .._runtime.threads import parallel_section
+from .._validation.budget import check_dense_allocation
 
 METHODS = ("standard", "hessian", "modified", "ltsa")
 _POINT_BLOCK = 64

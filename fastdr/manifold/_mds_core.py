@@ -9,9 +9,9 @@ distances to the training points and ``mu`` their mean squared distances.
 import numpy as np
 
 from .._eigen import check_finite_row_means, spectral_pairs
-from .._eigen_values import inverse_sqrt
-from .._kernels.centering import double_centre_inplace
-from .._parallel import parallel_section
+from .._eigen.values import inverse_sqrt
+from .._kernels.spectral.centering import double_centre_inplace
+from .._runtime.threads import parallel_section
 
 #: What to do when the squared distances overflow the working dtype.
 DISTANCE_REMEDY = ("The squared distances overflow the data's dtype: scale the data first (for "

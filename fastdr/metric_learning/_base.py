@@ -6,11 +6,9 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._base import TransformerMixin
-from .._distance_checks import check_distance_magnitude
+from .._distance.metric import apply_linear_map
 from .._eigen import spectral_pairs
-from .._metric import apply_linear_map
-from .._params import N_JOBS, Interval
-from .._validation import (
+from .._validation.arrays import (
     check_array,
     check_classification_targets,
     check_is_fitted,
@@ -18,6 +16,8 @@ from .._validation import (
     check_query,
     check_X_y,
 )
+from .._validation.magnitudes import check_distance_magnitude
+from .._validation.params import N_JOBS, Interval
 
 #: Parameters that NCA and MMC share, with their constraints (see ``validate_params``).
 LEARNER_CONSTRAINTS = {

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_array
+from .._validation.arrays import check_array
 
 
 def check_index_pairs(pairs, n_samples, name):

@@ -3,10 +3,10 @@
 import numpy as np
 
 from .._base import BaseEstimator
-from .._feature_names import record_feature_names
-from .._metric import mahalanobis_factor
-from .._params import validate_params
-from .._validation import check_array, check_finite
+from .._distance.metric import mahalanobis_factor
+from .._validation.arrays import check_array, check_finite
+from .._validation.feature_names import record_feature_names
+from .._validation.params import validate_params
 from ._base import MahalanobisMixin
 
 

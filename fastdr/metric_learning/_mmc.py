@@ -7,13 +7,13 @@ from numbers import Integral
 import numpy as np
 
 from .._base import BaseEstimator
-from .._blas import single_threaded_blas
-from .._distance_checks import check_distance_magnitude
-from .._feature_names import record_feature_names
-from .._kernels import mmc as mmc_kernels
-from .._params import Interval, StrOptions, validate_params
-from .._progress import IterationLog
-from .._validation import check_array, check_random_state
+from .._kernels.learners import mmc as mmc_kernels
+from .._runtime.blas import single_threaded_blas
+from .._runtime.progress import IterationLog
+from .._validation.arrays import check_array
+from .._validation.feature_names import record_feature_names
+from .._validation.magnitudes import check_distance_magnitude
+from .._validation.params import Interval, StrOptions, check_random_state, validate_params
 from ..exceptions import ConvergenceWarning, compatible
 from ._base import (
     LEARNER_CONSTRAINTS,

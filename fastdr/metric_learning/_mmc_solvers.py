@@ -11,7 +11,7 @@ rescales onto the textbook constraint ``sum_{D} d_M(x_i, x_j) = 1``:
 
 ``f`` is linear in M, so it is the inner product with the must-link scatter
 ``S = sum_S v v^T``; ``g`` and its gradient are sums over cannot-link pairs from the numba
-kernels in ``fastdr._kernels.mmc``.
+kernels in ``fastdr._kernels.learners.mmc``.
 """
 
 import contextlib
@@ -20,8 +20,8 @@ import contextvars
 import numpy as np
 
 from .. import _config as config
-from .._kernels import mmc as mmc_kernels
-from .._parallel import parallel_section
+from .._kernels.learners import mmc as mmc_kernels
+from .._runtime.threads import parallel_section
 from ._base import project_psd
 
 _PROJECTION_EPS = 0.01  # relative violation of f(M) <= t accepted without a projection

@@ -8,14 +8,13 @@ import numpy as np
 import scipy.optimize
 
 from .._base import BaseEstimator
-from .._blas import single_threaded_blas
 from .._config import NCA_BLOCK_BYTES, NCA_MAX_CHUNKS
-from .._feature_names import record_feature_names
-from .._kernels import nca as nca_kernels
-from .._parallel import parallel_section
-from .._params import Interval, StrOptions, validate_params
-from .._progress import IterationLog
-from .._validation import check_random_state
+from .._kernels.learners import nca as nca_kernels
+from .._runtime.blas import single_threaded_blas
+from .._runtime.progress import IterationLog
+from .._runtime.threads import parallel_section
+from .._validation.feature_names import record_feature_names
+from .._validation.params import Interval, StrOptions, check_random_state, validate_params
 from ..exceptions import ConvergenceWarning, compatible
 from ._base import LEARNER_CONSTRAINTS, MahalanobisMixin, check_labelled_data
 from ._nca_init import check_init_array, lda_start, pca_start, resolve_init, timed_start

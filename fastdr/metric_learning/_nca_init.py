@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .._validation import check_array
+from .._validation.arrays import check_array
 
 
 def check_init_array(init, n_features, n_components):

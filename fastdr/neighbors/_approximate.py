@@ -8,7 +8,7 @@ through :func:`~fastdr.neighbors._nndescent.nndescent_query`.
 
 import numpy as np
 
-from .._validation import check_scalar
+from .._validation.params import check_scalar
 from ._nndescent import nndescent_index, nndescent_query
 
 #: Keys accepted in ``algorithm_params`` (``epsilon`` is the query breadth, the rest go to

@@ -6,12 +6,22 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._base import BaseEstimator
-from .._distance_checks import check_distance_magnitude, check_neighbor_indices
-from .._feature_names import record_feature_names
-from .._metric import KIND_POWER, NEIGHBOR_METRICS, resolve_neighbors_metric
-from .._params import N_JOBS, VERBOSE, Interval, Satisfies, StrOptions, validate_params
-from .._progress import StageLog
-from .._validation import check_array, check_is_fitted, check_option, check_query, check_scalar
+from .._distance.metric import KIND_POWER, NEIGHBOR_METRICS, resolve_neighbors_metric
+from .._runtime.progress import StageLog
+from .._validation.arrays import check_array, check_is_fitted, check_query
+from .._validation.feature_names import record_feature_names
+from .._validation.indices import check_neighbor_indices
+from .._validation.magnitudes import check_distance_magnitude
+from .._validation.params import (
+    N_JOBS,
+    VERBOSE,
+    Interval,
+    Satisfies,
+    StrOptions,
+    check_option,
+    check_scalar,
+    validate_params,
+)
 from . import _approximate, _metric_search, _search, _sparse_search
 
 #: What scikit-learn's KDTree accepts (``"auto"`` picks the k-d tree only for these).

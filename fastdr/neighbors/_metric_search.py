@@ -1,9 +1,9 @@
 """Exact search for the metrics off the Euclidean GEMM path.
 
-Routes (see :class:`fastdr._metric.Metric`):
+Routes (see :class:`fastdr._distance.metric.Metric`):
 
 * ``"minkowski"`` (manhattan, chebyshev, general p) and ``"cosine"``: the blocked kernels of
-  :mod:`fastdr._kernels.minkowski`, on rows the metric already transformed;
+  :mod:`fastdr._kernels.distances.minkowski`, on rows the metric already transformed;
 * ``"precomputed"``: heap selection over the rows of the given distance matrix;
 * ``"callable"``: the user's function called once per pair from Python (the slow path: about
   a microsecond or more per pair, O(m n) memory for the distance block), then the same
@@ -18,16 +18,16 @@ import numba
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
-from .._norm_trick import target_block
-from .._parallel import parallel_section
-from .._validation import check_dense_allocation
+from .._distance.norm_trick import target_block
+from .._runtime.threads import parallel_section
+from .._validation.budget import check_dense_allocation
 
 #: Targets per packed block of a Minkowski tile (d x 256 float64 stays in L2).
 MINKOWSKI_T_BLOCK = 256
 
 
 def _kernels():
-    from .._kernels import minkowski  # numba: compiled on first use only
+    from .._kernels.distances import minkowski  # numba: compiled on first use only
 
     return minkowski
 

@@ -16,10 +16,12 @@ The same data and integer ``random_state`` give bit-identical graphs for every `
 
 import numpy as np
 
-from .._kernels import nndescent as kernels
-from .._kernels import nndescent_search as search_kernels
-from .._parallel import effective_n_jobs, parallel_section
-from .._validation import check_array, check_dense_allocation, check_option, check_scalar
+from .._kernels.nndescent import rounds as kernels
+from .._kernels.nndescent import search as search_kernels
+from .._runtime.threads import effective_n_jobs, parallel_section
+from .._validation.arrays import check_array
+from .._validation.budget import check_dense_allocation
+from .._validation.params import check_option, check_scalar
 from ._nndescent_build import (
     _build_forest,
     _candidates,

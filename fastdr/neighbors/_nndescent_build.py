@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .._kernels import nndescent as kernels
-from .._kernels import nndescent_leaves as leaf_kernels
-from .._kernels import rp_trees
 from .._kernels.heap import INDEX_SENTINEL
-from .._progress import RoundLog
+from .._kernels.nndescent import leaves as leaf_kernels
+from .._kernels.nndescent import rounds as kernels
+from .._kernels.nndescent import rp_trees
+from .._runtime.progress import RoundLog
 
 _CHUNK = 64  # points per local-join chunk (fixed: the chunking must not depend on threads)
 _JOIN_BUFFER_BYTES = 32 * 2**20  # budget for one block of local-join proposals

@@ -5,11 +5,11 @@ import warnings
 import numpy as np
 
 from .._base import ClassifierMixin, RegressorMixin
-from .._kernels.vote import class_votes, inverse_distance_weights, weighted_means
-from .._parallel import parallel_section
-from .._params import StrOptions
-from .._progress import StageLog
-from .._validation import check_classification_targets, check_is_fitted
+from .._kernels.knn.vote import class_votes, inverse_distance_weights, weighted_means
+from .._runtime.progress import StageLog
+from .._runtime.threads import parallel_section
+from .._validation.arrays import check_classification_targets, check_is_fitted
+from .._validation.params import StrOptions
 from ..exceptions import DataConversionWarning, compatible
 from . import _sparse_search  # sparse hook (issue 15): sparse X in fit
 from ._base import NeighborsBase

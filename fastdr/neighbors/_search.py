@@ -2,7 +2,7 @@
 
 ``algorithm="auto"`` rule: the k-d tree when the (transformed) data have at most
 ``KD_TREE_MAX_DIM`` = 15 features, brute force otherwise. Within brute force, the certified
-float32 screen (:mod:`fastdr._kernels.knn_screen`: a float32 GEMM per block, exact float64
+float32 screen (:mod:`fastdr._kernels.knn.screen`: a float32 GEMM per block, exact float64
 distances for the kept candidates) is used from ``GEMM_MIN_DIM`` = 16 features up, direct
 sums below. The tunables live in :mod:`fastdr._config`.
 """
@@ -12,13 +12,13 @@ import scipy.sparse
 from scipy.spatial import cKDTree
 
 from .._config import GEMM_MIN_DIM, KD_TREE_MAX_DIM, SCREEN_TARGET_BLOCK
-from .._kernels import distances as dist_kernels
-from .._kernels import knn as knn_kernels
-from .._kernels import knn_screen
-from .._kernels.pairs import csr_pair_sqdist
-from .._norm_trick import prep_kernel, target_block
-from .._parallel import effective_n_jobs, parallel_section
-from .._progress import run_in_chunks
+from .._distance.norm_trick import prep_kernel, target_block
+from .._kernels.distances import euclidean as dist_kernels
+from .._kernels.distances.pairs import csr_pair_sqdist
+from .._kernels.knn import brute as knn_kernels
+from .._kernels.knn import screen as knn_screen
+from .._runtime.progress import run_in_chunks
+from .._runtime.threads import effective_n_jobs, parallel_section
 
 __all__ = ["GEMM_MIN_DIM", "KD_TREE_MAX_DIM", "ALGORITHMS", "EXACT_ALGORITHMS",
            "NEIGHBORS_ALGORITHMS", "from_sklearn_name", "choose_algorithm", "build_tree",
@@ -84,7 +84,7 @@ def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
     n_jobs : int or None
     progress : StageLog or None
         When verbose, the queries run in chunks under a progress bar if they are expected to
-        take long (:func:`fastdr._progress.run_in_chunks`); same result.
+        take long (:func:`fastdr._runtime.progress.run_in_chunks`); same result.
 
     Returns
     -------
@@ -115,7 +115,7 @@ def _skips(m, self_query):
 
 
 def _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, out_i):
-    """Exact search by certified float32 screening (:mod:`fastdr._kernels.knn_screen`).
+    """Exact search by certified float32 screening (:mod:`fastdr._kernels.knn.screen`).
 
     float64 and float32 rows alike: the keys come from one float32 GEMM per block, the
     answer from exact float64 distances. Rows the screen cannot certify (near-ties around

@@ -1,7 +1,7 @@
 """Neighbour search and pairwise distances on scipy sparse input (CSR; CSC, COO and the
 other formats are converted to CSR, as scikit-learn does). Never densified.
 
-The Python tier of :mod:`fastdr._kernels.sparse_distances`: it validates the index arrays
+The Python tier of :mod:`fastdr._kernels.distances.sparse`: it validates the index arrays
 (numba does not bounds-check), puts every matrix in canonical form (int64 indices, sorted,
 duplicates summed) on a copy, resolves the metric and calls the kernels.
 
@@ -18,11 +18,12 @@ import warnings
 import numpy as np
 import scipy.sparse
 
-from .._feature_names import check_feature_names
-from .._kernels import sparse_distances as kernels
-from .._parallel import parallel_section
-from .._validation import check_array, check_dense_allocation, check_n_features
-from .._validation import check_X_y as check_dense_X_y
+from .._kernels.distances import sparse as kernels
+from .._runtime.threads import parallel_section
+from .._validation.arrays import check_array, check_n_features
+from .._validation.arrays import check_X_y as check_dense_X_y
+from .._validation.budget import check_dense_allocation
+from .._validation.feature_names import check_feature_names
 from . import _approximate
 
 __all__ = ["SPARSE_METRICS", "SparseIndex", "check_csr", "check_X_y", "fit", "issparse",

@@ -4,9 +4,8 @@ from numbers import Real
 
 import numpy as np
 
-from .._params import Interval
-from .._progress import StageLog
-from .._validation import check_option
+from .._runtime.progress import StageLog
+from .._validation.params import Interval, check_option
 from . import _approximate, _search
 from ._base import NeighborsBase
 

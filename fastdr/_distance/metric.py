@@ -1,0 +1,295 @@
+"""Metric resolution, in Python, before any kernel runs.
+
+Two tiers:
+
+* :func:`resolve_metric` (the Euclidean family, used by the GEMM kernels and the Dask
+  estimators): every metric becomes Euclidean geometry on ``X L^T``. ``"euclidean"`` and
+  ``"sqeuclidean"`` use the identity; ``"mahalanobis"`` with ``M`` (or scipy's ``VI``, or
+  the covariance ``V``) factors ``M = L^T L`` once; a fitted metric learner (anything with
+  ``components_``) supplies ``L`` directly.
+* :func:`resolve_neighbors_metric` (the neighbour estimators, ``pairwise_distances`` and
+  ``ClassicalMDS``): scikit-learn's ``metric``/``p``/``metric_params`` triple becomes a
+  :class:`Metric` whose ``route`` names the kernel family: ``"euclidean"`` (the GEMM path
+  above, which also serves ``minkowski`` with ``p=2``), ``"minkowski"`` (blocked direct
+  kernels: manhattan, chebyshev, general p), ``"cosine"`` (GEMM on normalised rows),
+  ``"precomputed"`` and ``"callable"`` (a Python function per pair: the slow path).
+  Sparse input can branch on ``route`` without touching the resolution.
+"""
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation.arrays import check_array
+from .._validation.matrices import check_symmetric
+
+METRICS = ("euclidean", "sqeuclidean", "mahalanobis")
+MANHATTAN_NAMES = ("manhattan", "cityblock", "l1")
+CHEBYSHEV_NAMES = ("chebyshev", "infinity")
+#: Every string ``metric`` of the neighbour estimators and ``pairwise_distances``.
+NEIGHBOR_METRICS = ("minkowski", "euclidean", "l2", "sqeuclidean", *MANHATTAN_NAMES,
+                    *CHEBYSHEV_NAMES, "cosine", "mahalanobis", "precomputed")
+#: Kernel kinds of :mod:`fastdr._kernels.distances.minkowski` (kept here so that resolving a metric
+#: imports no numba code).
+KIND_MANHATTAN, KIND_CHEBYSHEV, KIND_POWER, KIND_COSINE = 0, 1, 2, 3
+
+
+def mahalanobis_factor(M, n_features=None, name="M"):
+    """Return L with ``L^T L = M`` for a symmetric positive semidefinite M.
+
+    Parameters
+    ----------
+    M : array-like of shape (d, d)
+    n_features : int or None
+        Expected d, when known.
+    name : str
+        How M is called in errors.
+
+    Returns
+    -------
+    ndarray of shape (r, d)
+        ``r`` is the rank of M (rows for eigenvalues that are zero to round-off are dropped).
+    """
+    M = check_array(M, name=name, dtype=np.float64)
+    if M.shape[0] != M.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {M.shape}.")
+    if n_features is not None and M.shape[0] != n_features:
+        raise ValueError(
+            f"{name} has shape {M.shape}, but the data have {n_features} features; "
+            f"pass a {n_features} x {n_features} matrix."
+        )
+    scale = max(np.abs(M).max(), np.finfo(np.float64).tiny)
+    check_symmetric(M, name)
+    values, vectors = np.linalg.eigh(0.5 * (M + M.T))
+    tol = M.shape[0] * np.finfo(np.float64).eps * max(values.max(), 0.0) * 10
+    if values.min() < -max(tol, 1e-12 * scale):
+        raise ValueError(
+            f"{name} must be positive semidefinite; its smallest eigenvalue is "
+            f"{values.min():.3g}. A Mahalanobis matrix must satisfy x^T M x >= 0 for every x; "
+            "project it onto the PSD cone (clip negative eigenvalues) first."
+        )
+    keep = values > tol
+    return (np.sqrt(values[keep])[:, None] * vectors[:, keep].T)[::-1].copy()
+
+
+def resolve_metric(metric, metric_params, n_features):
+    """Resolve a metric specification into ``(linear_map, squared)``.
+
+    Returns
+    -------
+    linear_map : ndarray of shape (r, d) or None
+        Apply ``X @ linear_map.T`` before Euclidean geometry; None means the identity.
+    squared : bool
+        True when distances are reported squared (``"sqeuclidean"``).
+    """
+    if hasattr(metric, "components_") or hasattr(metric, "get_mahalanobis_matrix"):
+        if not hasattr(metric, "components_"):
+            raise ValueError(
+                f"metric={metric!r} is not fitted; fit the metric learner before using it."
+            )
+        L = np.asarray(metric.components_, dtype=np.float64)
+        if L.ndim != 2 or L.shape[1] != n_features:
+            raise ValueError(
+                f"The metric learner's components_ have shape {L.shape}, but the data have "
+                f"{n_features} features."
+            )
+        return L, False
+    if not isinstance(metric, str) or metric not in METRICS:
+        raise ValueError(
+            f"metric must be one of {', '.join(repr(m) for m in METRICS)} or a fitted metric "
+            f"learner (an object with components_); got {metric!r}."
+        )
+    params = dict(metric_params or {})
+    if metric == "mahalanobis":
+        keys = [key for key in ("M", "VI", "V") if key in params]
+        if len(keys) != 1:
+            raise ValueError(
+                "metric='mahalanobis' needs exactly one of metric_params={'VI': array} (the "
+                "inverse covariance, as in scipy and scikit-learn), {'V': array} (the "
+                f"covariance) or {{'M': array}}; got {sorted(params)}."
+            )
+        key = keys[0]
+        matrix = params.pop(key)
+        if key == "V":
+            V = check_array(matrix, name="metric_params['V']", dtype=np.float64)
+            if V.shape[0] != V.shape[1]:
+                raise ValueError(f"metric_params['V'] must be square, got shape {V.shape}.")
+            matrix = np.linalg.pinv(V, hermitian=True)
+        L = mahalanobis_factor(matrix, n_features, name=f"metric_params[{key!r}]")
+        if params:
+            raise ValueError(f"Unknown metric_params for 'mahalanobis': {sorted(params)}.")
+        return L, False
+    if params:
+        raise ValueError(f"metric={metric!r} takes no metric_params; got {sorted(params)}.")
+    return None, metric == "sqeuclidean"
+
+
+def apply_linear_map(X, linear_map):
+    """Return ``X @ linear_map.T`` in X's dtype (or X itself for the identity)."""
+    if linear_map is None:
+        return X
+    return np.ascontiguousarray(X @ linear_map.T.astype(X.dtype, copy=False))
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A resolved metric: which kernel family runs it and how its values are reported.
+
+    Attributes
+    ----------
+    route : {"euclidean", "minkowski", "cosine", "precomputed", "callable"}
+    name : str or callable
+        scikit-learn's ``effective_metric_``.
+    params : dict
+        scikit-learn's ``effective_metric_params_``.
+    linear_map : ndarray or None
+        ``"euclidean"`` route: apply ``X @ linear_map.T`` first (Mahalanobis, learners).
+    squared : bool
+        ``"euclidean"`` route: report squared distances.
+    kind : int
+        ``"minkowski"``/``"cosine"`` routes: the kernel kind.
+    p : float
+        ``"minkowski"`` route with ``kind == KIND_POWER``: the exponent.
+    column_scale : ndarray or None
+        Weighted Minkowski: columns are multiplied by ``w ** (1/p)`` first.
+    func : callable or None
+        ``"callable"`` route: ``func(x, y, **func_params)`` for one pair of rows.
+    """
+
+    route: str
+    name: object
+    params: dict = field(default_factory=dict)
+    linear_map: object = None
+    squared: bool = False
+    kind: int = -1
+    p: float = 2.0
+    column_scale: object = None
+    func: object = None
+
+    def reported(self, reduced):
+        """Reduced kernel values (float64) -> the metric's distances (float64)."""
+        if self.route == "euclidean":
+            return reduced if self.squared else np.sqrt(reduced)
+        if self.route == "minkowski" and self.kind == KIND_POWER:
+            return reduced ** (1.0 / self.p)
+        return reduced
+
+    def reduced_radius(self, radius):
+        """A radius in the metric's distances -> the threshold on reduced values."""
+        radius = float(radius)
+        if self.route == "euclidean":
+            return radius * radius if not self.squared else radius
+        if self.route == "minkowski" and self.kind == KIND_POWER:
+            return radius ** self.p
+        return radius
+
+    def transform_rows(self, X):
+        """X as the kernels see it: mapped (Euclidean route), column-scaled (weighted
+        Minkowski) or row-normalised (cosine; zero rows stay zero, as in scikit-learn)."""
+        if self.route == "euclidean":
+            return apply_linear_map(X, self.linear_map)
+        if self.route == "minkowski" and self.column_scale is not None:
+            return np.ascontiguousarray(X * self.column_scale.astype(X.dtype))
+        if self.route == "cosine":
+            norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+            norms[norms == 0] = 1
+            return np.ascontiguousarray(X / norms[:, None])
+        return X
+
+
+def _valid_metrics_text():
+    return (f"one of {', '.join(repr(m) for m in NEIGHBOR_METRICS)}, a callable "
+            "f(x, y) -> float, or a fitted metric learner (an object with components_)")
+
+
+def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=True):
+    """Resolve scikit-learn's ``metric``, ``p`` and ``metric_params`` into a :class:`Metric`.
+
+    Parameters
+    ----------
+    metric : str, callable or fitted metric learner
+    p : float or None
+        The Minkowski exponent (``metric="minkowski"`` only; None means 2).
+        ``metric_params["p"]`` overrides it, with scikit-learn's ``SyntaxWarning``.
+    metric_params : dict or None
+        ``{"p": .., "w": ..}`` for Minkowski, ``{"VI"|"V"|"M": ..}`` for Mahalanobis, any
+        keywords of a callable.
+    n_features : int or None
+        Features of the data (None for ``"precomputed"``).
+    warn_p : bool
+        Warn when both ``p`` and ``metric_params["p"]`` are given.
+
+    Returns
+    -------
+    Metric
+    """
+    params = dict(metric_params or {})
+    if hasattr(metric, "components_") or hasattr(metric, "get_mahalanobis_matrix"):
+        linear_map, squared = resolve_metric(metric, params, n_features)
+        return Metric("euclidean", metric, params, linear_map=linear_map, squared=squared)
+    if callable(metric):
+        return Metric("callable", metric, params, func=metric)
+    if not isinstance(metric, str) or metric not in NEIGHBOR_METRICS:
+        raise ValueError(
+            f"Unknown metric {metric!r}: metric must be {_valid_metrics_text()}. Pick one of "
+            "those (scikit-learn's names)."
+        )
+    if metric == "precomputed":
+        if params:
+            raise ValueError(f"metric='precomputed' takes no metric_params; got {sorted(params)}.")
+        return Metric("precomputed", metric)
+    if metric == "minkowski":
+        if "p" in params:
+            if warn_p and p is not None:
+                warnings.warn("Parameter p is found in metric_params. The corresponding "
+                              "parameter from __init__ is ignored.", SyntaxWarning,
+                              stacklevel=3)
+            p = params.pop("p")
+        p = 2.0 if p is None else p
+        w = params.pop("w", None)
+        if params:
+            raise ValueError(f"Unknown metric_params for 'minkowski': {sorted(params)}; "
+                             "it takes 'p' and 'w'.")
+        if not isinstance(p, (int, float, np.integer, np.floating)) or not p > 0:
+            raise ValueError(f"p must be a positive number for the Minkowski metric; got {p!r}. "
+                             "Use p >= 1 (1: manhattan, 2: euclidean, inf: chebyshev).")
+        p = float(p)
+        if w is not None:
+            return _weighted_minkowski(p, w, n_features)
+        if p == 2:
+            return Metric("euclidean", "euclidean")
+        if p == 1:
+            return Metric("minkowski", "manhattan", kind=KIND_MANHATTAN, p=1.0)
+        if math.isinf(p):
+            return Metric("minkowski", "chebyshev", kind=KIND_CHEBYSHEV, p=math.inf)
+        return Metric("minkowski", "minkowski", {"p": p, "w": None}, kind=KIND_POWER, p=p)
+    if metric in ("euclidean", "l2", "sqeuclidean", "mahalanobis"):
+        name = "euclidean" if metric == "l2" else metric
+        linear_map, squared = resolve_metric(name, params, n_features)
+        return Metric("euclidean", metric, dict(metric_params or {}), linear_map=linear_map,
+                      squared=squared)
+    if params:
+        raise ValueError(f"metric={metric!r} takes no metric_params; got {sorted(params)}.")
+    if metric in MANHATTAN_NAMES:
+        return Metric("minkowski", metric, kind=KIND_MANHATTAN, p=1.0)
+    if metric in CHEBYSHEV_NAMES:
+        return Metric("minkowski", metric, kind=KIND_CHEBYSHEV, p=math.inf)
+    return Metric("cosine", metric, kind=KIND_COSINE)
+
+
+def _weighted_minkowski(p, w, n_features):
+    """Weighted Minkowski as the plain one on columns scaled by ``w ** (1/p)``."""
+    w = check_array(np.reshape(np.asarray(w, dtype=np.float64), (1, -1)), name="w")[0]
+    if n_features is not None and w.shape[0] != n_features:
+        raise ValueError(f"metric_params['w'] has {w.shape[0]} weights, but the data have "
+                         f"{n_features} features; pass one weight per feature.")
+    if (w < 0).any():
+        raise ValueError("metric_params['w'] must be non-negative; got a negative weight.")
+    if math.isinf(p):
+        raise ValueError("Weighted Minkowski ('w') needs a finite p; use p < inf.")
+    scale = w ** (1.0 / p)
+    kind = KIND_MANHATTAN if p == 1 else KIND_POWER
+    return Metric("minkowski", "minkowski", {"p": p, "w": w}, kind=kind, p=p,
+                  column_scale=scale)

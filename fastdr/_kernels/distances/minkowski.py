@@ -1,0 +1,222 @@
+"""Blocked k-NN, radius and pairwise kernels for the Minkowski family and cosine.
+
+Targets are packed transposed in blocks, ``(n_blocks, d, t_block)``, so the innermost loop of
+a Minkowski tile runs over targets with one accumulator each (vectorisable without
+reassociating a sum). Every kernel works on *reduced* distances:
+
+* ``KIND_MANHATTAN`` (0): ``sum |q - t|``;
+* ``KIND_CHEBYSHEV`` (1): ``max |q - t|``;
+* ``KIND_POWER`` (2): ``sum |q - t|^p`` (the caller takes the ``1/p``-th power);
+* ``KIND_COSINE`` (3): ``1 - q.t`` clipped to [0, 2], on rows the caller normalised, by one
+  GEMM per tile.
+
+Parallel over blocks of query rows; each iteration owns its rows of the outputs. The k-NN
+selection is the bounded heap of :mod:`fastdr._kernels.heap` (ties by the smaller index).
+Memory O(threads x q_block x t_block) besides the outputs.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from ..heap import heap_init, heap_sort
+from ..knn.brute import select_row_candidates
+
+KIND_MANHATTAN = 0
+KIND_CHEBYSHEV = 1
+KIND_POWER = 2
+KIND_COSINE = 3
+
+
+@njit(cache=True, parallel=True)
+def pack_transposed(T, block):
+    """Targets as blocks of shape (n_blocks, d, block): column j of block b is target
+    ``b * block + j``; padding columns are zero and never read. O(n d)."""
+    n, d = T.shape
+    n_blocks = (n + block - 1) // block
+    out = np.zeros((n_blocks, d, block), dtype=T.dtype)
+    for b in prange(n_blocks):
+        start = b * block
+        for j in range(start, min(n, start + block)):
+            for f in range(d):
+                out[b, f, j - start] = T[j, f]
+    return out
+
+
+@njit(cache=True)
+def minkowski_row(q, t_block, n_valid, kind, p, acc):
+    """Reduced distances of one query row to the ``n_valid`` targets of one packed block,
+    written to ``acc[:n_valid]`` (float64). O(d n_valid)."""
+    d = q.shape[0]
+    for c in range(n_valid):
+        acc[c] = 0.0
+    if kind == KIND_MANHATTAN:
+        for f in range(d):
+            qf = np.float64(q[f])
+            for c in range(n_valid):
+                acc[c] += abs(qf - np.float64(t_block[f, c]))
+    elif kind == KIND_CHEBYSHEV:
+        for f in range(d):
+            qf = np.float64(q[f])
+            for c in range(n_valid):
+                diff = abs(qf - np.float64(t_block[f, c]))
+                prev = acc[c]
+                acc[c] = diff if diff > prev else prev  # a select: vectorises
+    else:
+        for f in range(d):
+            qf = np.float64(q[f])
+            for c in range(n_valid):
+                acc[c] += abs(qf - np.float64(t_block[f, c])) ** p
+
+
+@njit(cache=True)
+def tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys):
+    """Reduced distances of queries ``q0:q1`` to packed block ``tb`` into ``keys[:, :n_valid]``."""
+    if kind == KIND_COSINE:
+        prod = np.dot(Q[q0:q1], t_packed[tb])
+        for r in range(q1 - q0):
+            for c in range(n_valid):
+                value = 1.0 - np.float64(prod[r, c])
+                keys[r, c] = min(max(value, 0.0), 2.0)
+    else:
+        for r in range(q1 - q0):
+            minkowski_row(Q[q0 + r], t_packed[tb], n_valid, kind, p, keys[r])
+
+
+@njit(cache=True, parallel=True)
+def knn_metric(Q, t_packed, n, kind, p, k, self_offset, q_block, out_d, out_i):
+    """k nearest targets of every query by reduced distance, ties by index.
+
+    Parameters
+    ----------
+    Q : (m, d) array
+    t_packed : output of :func:`pack_transposed` for the n targets
+    kind, p : the metric (see the module docstring)
+    k : neighbours per query (<= available targets)
+    self_offset : -1, or the target index of query row 0 (query i excludes target
+        i + offset)
+    q_block : query rows per parallel iteration
+    out_d, out_i : (m, k) outputs, reduced distances (float64) and indices
+    """
+    m = Q.shape[0]
+    t_block = t_packed.shape[2]
+    n_q_blocks = (m + q_block - 1) // q_block
+    for qb in prange(n_q_blocks):
+        q0 = qb * q_block
+        q1 = min(m, q0 + q_block)
+        rows = q1 - q0
+        heap_d = np.empty((rows, k), dtype=np.float64)
+        heap_i = np.empty((rows, k), dtype=np.int64)
+        heap_init(heap_d, heap_i)
+        keys = np.empty((rows, t_block), dtype=np.float64)
+        for tb in range(t_packed.shape[0]):
+            t0 = tb * t_block
+            n_valid = min(n, t0 + t_block) - t0
+            tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys)
+            for r in range(rows):
+                skip = -1 if self_offset < 0 else q0 + r + self_offset
+                select_row_candidates(keys[r], n_valid, t0, skip, heap_d[r], heap_i[r])
+        for r in range(rows):
+            heap_sort(heap_d[r], heap_i[r])
+            out_d[q0 + r] = heap_d[r]
+            out_i[q0 + r] = heap_i[r]
+
+
+@njit(cache=True, parallel=True)
+def radius_metric(Q, t_packed, n, kind, p, radius, self_offset, q_block, indptr, out_d,
+                  out_i, fill):
+    """Targets within reduced ``radius`` (inclusive) of each query, by index.
+
+    With ``fill=False`` writes each query's count to ``indptr[i + 1]``; with ``fill=True``
+    writes the hits into the CSR slices ``indptr[i]:indptr[i + 1]`` of ``out_d`` (reduced
+    distances) and ``out_i``. The caller runs the count, a cumulative sum, then the fill.
+    """
+    m = Q.shape[0]
+    t_block = t_packed.shape[2]
+    n_q_blocks = (m + q_block - 1) // q_block
+    for qb in prange(n_q_blocks):
+        q0 = qb * q_block
+        q1 = min(m, q0 + q_block)
+        rows = q1 - q0
+        keys = np.empty((rows, t_block), dtype=np.float64)
+        pos = np.zeros(rows, dtype=np.int64)
+        if fill:
+            for r in range(rows):
+                pos[r] = indptr[q0 + r]
+        for tb in range(t_packed.shape[0]):
+            t0 = tb * t_block
+            n_valid = min(n, t0 + t_block) - t0
+            tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys)
+            for r in range(rows):
+                skip = -1 if self_offset < 0 else q0 + r + self_offset
+                for c in range(n_valid):
+                    if keys[r, c] <= radius and t0 + c != skip:
+                        if fill:
+                            out_d[pos[r]] = keys[r, c]
+                            out_i[pos[r]] = t0 + c
+                        pos[r] += 1
+        if not fill:
+            for r in range(rows):
+                indptr[q0 + r + 1] = pos[r]
+
+
+@njit(cache=True, parallel=True)
+def pairwise_metric(Q, t_packed, n, kind, p, q_block, out):
+    """Fill ``out`` (m, n) with reduced distances. O(m n d)."""
+    m = Q.shape[0]
+    t_block = t_packed.shape[2]
+    n_q_blocks = (m + q_block - 1) // q_block
+    for qb in prange(n_q_blocks):
+        q0 = qb * q_block
+        q1 = min(m, q0 + q_block)
+        keys = np.empty((q1 - q0, t_block), dtype=np.float64)
+        for tb in range(t_packed.shape[0]):
+            t0 = tb * t_block
+            n_valid = min(n, t0 + t_block) - t0
+            tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys)
+            for r in range(q1 - q0):
+                for c in range(n_valid):
+                    out[q0 + r, t0 + c] = keys[r, c]
+
+
+@njit(cache=True, parallel=True)
+def knn_rows(D, k, self_offset, out_d, out_i):
+    """k smallest entries of each row of a dense distance matrix (precomputed or from a
+    callable), ties by column index; row i skips column i + offset unless offset < 0."""
+    m, n = D.shape
+    for i in prange(m):
+        heap_d = np.empty(k, dtype=np.float64)
+        heap_i = np.empty(k, dtype=np.int64)
+        heap_init(heap_d, heap_i)
+        skip = -1 if self_offset < 0 else i + self_offset
+        select_row_candidates(D[i], n, 0, skip, heap_d, heap_i)
+        heap_sort(heap_d, heap_i)
+        out_d[i] = heap_d
+        out_i[i] = heap_i
+
+
+@njit(cache=True, parallel=True)
+def radius_rows(D, radius, self_offset, indptr, out_d, out_i, fill):
+    """Entries <= radius of each row of a dense distance matrix, by column; the count and
+    fill passes as in :func:`radius_metric`."""
+    m, n = D.shape
+    for i in prange(m):
+        skip = -1 if self_offset < 0 else i + self_offset
+        pos = indptr[i] if fill else 0
+        for j in range(n):
+            if D[i, j] <= radius and j != skip:
+                if fill:
+                    out_d[pos] = D[i, j]
+                    out_i[pos] = j
+                pos += 1
+        if not fill:
+            indptr[i + 1] = pos
+
+
+@njit(cache=False, parallel=True)
+def pairwise_jitted(Q, T, func, out):
+    """Fill ``out`` (m, n) with ``func(q, t)`` for a numba-jitted metric ``func``; compiled
+    once per function (not cached: the function is the user's). O(m n) calls."""
+    m, n = Q.shape[0], T.shape[0]
+    for i in prange(m):
+        for j in range(n):
+            out[i, j] = func(Q[i], T[j])

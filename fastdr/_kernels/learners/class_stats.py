@@ -1,0 +1,88 @@
+"""Per-class sums and centred row blocks for linear discriminant analysis.
+
+Rows are never copied per class: sums run over the rows once in place, and scatter matrices
+are built from small row blocks (centred, optionally scaled) fed to BLAS ``syrk``.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, parallel=True)
+def class_sums(X, codes, n_classes):
+    """Per-class column sums in float64, shape (n_classes, d). O(m d).
+
+    Parallel over chunks of 8 columns: each iteration scans every row but reads and writes
+    only its own columns, so no per-thread buffers are needed and the sums do not depend on
+    the thread count.
+    """
+    m, d = X.shape
+    out = np.zeros((n_classes, d), dtype=np.float64)
+    width = 8
+    n_chunks = (d + width - 1) // width
+    for c in prange(n_chunks):
+        f0 = c * width
+        f1 = min(d, f0 + width)
+        for i in range(m):
+            k = codes[i]
+            for f in range(f0, f1):
+                out[k, f] += np.float64(X[i, f])
+    return out
+
+
+@njit(cache=True, parallel=True)
+def class_centred_sumsq(X, codes, means):
+    """Per-class sums of squared deviations from the class means, shape (k, d). O(m d).
+
+    Parallel over chunks of 8 columns, as :func:`class_sums`.
+    """
+    m, d = X.shape
+    out = np.zeros(means.shape, dtype=np.float64)
+    width = 8
+    n_chunks = (d + width - 1) // width
+    for c in prange(n_chunks):
+        f0 = c * width
+        f1 = min(d, f0 + width)
+        for i in range(m):
+            k = codes[i]
+            for f in range(f0, f1):
+                diff = np.float64(X[i, f]) - means[k, f]
+                out[k, f] += diff * diff
+    return out
+
+
+@njit(cache=True)
+def gather_centre_rows(X, rows, start, centre, inv_scale, out, sq_norms, r0, r1):
+    """Serial worker of :func:`gather_centre_block` for the block rows ``r0..r1``.
+
+    Also called directly, without a parallel launch, for a small block (see
+    :func:`fastdr.discriminant._class_scatter.gather_centre`).
+    """
+    d = out.shape[1]
+    for r in range(r0, r1):
+        i = rows[start + r]
+        acc = 0.0
+        for f in range(d):
+            v = (np.float64(X[i, f]) - centre[f]) * inv_scale[f]
+            out[r, f] = v
+            acc += v * v
+        sq_norms[r] = acc
+
+
+#: rows per iteration of :func:`gather_centre_block`'s parallel loop
+GATHER_CHUNK_ROWS = 64
+
+
+@njit(cache=True, parallel=True)
+def gather_centre_block(X, rows, start, centre, inv_scale, out, sq_norms):
+    """``out[r] = (X[rows[start + r]] - centre) * inv_scale``; ``sq_norms[r] = |out[r]|^2``.
+
+    Parallel over chunks of ``GATHER_CHUNK_ROWS`` rows; each writes only its own rows (the
+    same values for any thread count). O(rows d).
+    """
+    n_rows = out.shape[0]
+    n_chunks = (n_rows + GATHER_CHUNK_ROWS - 1) // GATHER_CHUNK_ROWS
+    for c in prange(n_chunks):
+        r0 = c * GATHER_CHUNK_ROWS
+        gather_centre_rows(X, rows, start, centre, inv_scale, out, sq_norms, r0,
+                           min(n_rows, r0 + GATHER_CHUNK_ROWS))

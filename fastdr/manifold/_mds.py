@@ -1,0 +1,243 @@
+"""Classical (Torgerson) multidimensional scaling with out-of-sample placement.
+
+Textbook (Zhou, ch. 10.2): ``B = -1/2 J D^2 J`` formed in place in the one m x m distance
+array, the top eigenpairs of B from the partial solver, ``Z = V Lambda^(1/2)``. New points are
+placed by the landmark-MDS triangulation of de Silva and Tenenbaum (2004).
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+
+from .._base import BaseEstimator, TransformerMixin
+from .._distance.metric import NEIGHBOR_METRICS
+from .._eigen import SOLVERS, check_finite_matrix
+from .._runtime.progress import StageLog
+from .._validation.arrays import check_array, check_is_fitted, check_query
+from .._validation.budget import check_dense_allocation
+from .._validation.feature_names import check_feature_names, record_feature_names
+from .._validation.magnitudes import check_distance_magnitude
+from .._validation.matrices import check_precomputed_square
+from .._validation.params import (
+    N_JOBS,
+    VERBOSE,
+    Interval,
+    StrOptions,
+    check_n_components,
+    validate_params,
+)
+from ..pairwise import pairwise_distances
+from ._mds_core import DISTANCE_REMEDY, embed_from_distances, triangulate
+
+METRICS = NEIGHBOR_METRICS
+_WHAT = "The double-centred distance matrix B"
+
+
+class ClassicalMDS(TransformerMixin, BaseEstimator):
+    """Classical multidimensional scaling, with a ``transform`` for new points.
+
+    Parameters
+    ----------
+    n_components : int or float, default=2
+        An int keeps that many dimensions (at most ``n_samples``). A float ``t`` in (0, 1]
+        keeps the smallest d' whose cumulative share of the positive eigenvalues of B is
+        ``>= t`` (as PCA's threshold: on Euclidean distances both choose the same d'); a
+        float needs the whole spectrum, so it uses the dense solver and a second m x m array.
+    metric : str or callable, default="euclidean"
+        Any metric of :func:`fastdr.pairwise_distances` (``"euclidean"``, ``"manhattan"``,
+        ``"minkowski"``, ``"chebyshev"``, ``"cosine"``, ``"mahalanobis"``, ... or a callable,
+        the slow path). ``"precomputed"``: ``fit`` takes the symmetric, non-negative (m, m)
+        distance matrix and ``transform`` the (n_new, m) distances from new points to the
+        training points.
+    metric_params : dict or None, default=None
+        The metric's parameters (``{"p": 3}``, ``{"VI": VI}``), as in scikit-learn.
+    eigen_solver : {"auto", "dense", "arpack", "lobpcg", "randomized"}, default="auto"
+        See the README ("Spectral methods") for the ``"auto"`` rule.
+    random_state : int, RandomState or None, default=None
+        Seeds the iterative eigensolvers.
+    n_jobs : int or None, default=None
+        Threads for the distance and centring kernels.
+    verbose : int, default=0
+        1 or more prints one line per stage of ``fit`` (distances, double centring and
+        eigensolver) with its time. A fastdr extra: scikit-learn's ClassicalMDS has no
+        ``verbose``.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components_)
+        ``V Lambda^(1/2)``; each column's largest-magnitude entry is positive.
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Top eigenvalues of B. Negatives are clipped to 0 (with a warning when they are not
+        round-off), and values that are zero to round-off are set to 0, so those
+        dimensions are 0 in ``embedding_`` and in ``transform``.
+    n_components_ : int
+    n_features_in_ : int
+        Features of X, or ``n_samples`` with ``metric="precomputed"``.
+    dissimilarity_matrix_ : ndarray of shape (n_samples, n_samples)
+        The distances that were embedded. fastdr does not keep a second m x m array: with
+        ``metric="precomputed"`` this is the matrix passed to ``fit``; otherwise it is
+        recomputed from the training points on each access.
+
+    Notes
+    -----
+    Time O(m^2 d) for the distances plus a few passes over the m x m matrix for the
+    eigensolver; memory one m x m array (distances overwritten by B). ``transform`` costs
+    O(n_new m (d + k)).
+    """
+
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left"),
+                         Interval(Real, 0, 1, closed="right")],
+        "metric": [StrOptions(METRICS), callable],
+        "metric_params": [dict, None],
+        "eigen_solver": [StrOptions(SOLVERS)],
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS,
+        "verbose": VERBOSE,
+    }
+
+    def __init__(self, n_components=2, *, metric="euclidean", metric_params=None,
+                 eigen_solver="auto", random_state=None, n_jobs=None, verbose=0):
+        self.n_components = n_components
+        self.metric = metric
+        self.metric_params = metric_params
+        self.eigen_solver = eigen_solver
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def fit(self, X, y=None):
+        """Embed the training samples (or the precomputed distance matrix).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        record_feature_names(self, X)
+        log = StageLog(type(self).__name__, self.verbose)
+        for stale in ("_centre", "_fit_X", "_fit_D"):
+            self.__dict__.pop(stale, None)
+        if self.metric == "precomputed":
+            D0 = check_precomputed_square(X, "The precomputed distance matrix",
+                                          negative_ok=False, n_jobs=self.n_jobs)
+            m = D0.shape[0]
+            n_components = self._check_n_components(m)
+            check_dense_allocation((m, m), D0.dtype, what=f"The {m} x {m} working copy of D",
+                                   alternative="Pass float32 distances or fewer samples.")
+            D = np.array(D0, order="C", copy=True)
+            self._fit_D = D0
+            log.done("copy of the distances")
+            self.n_features_in_ = m
+        else:
+            # a copy, as scikit-learn's copy_X=True: transform must not see later edits of X
+            X = check_array(X, min_samples=2, copy=True)
+            self._centre = check_distance_magnitude(X)
+            n_components = self._check_n_components(X.shape[0])
+            D = self._distances(X, None)
+            log.done(f"distances ({D.shape[0]} x {D.shape[0]})")
+            self.n_features_in_ = X.shape[1]
+            self._fit_X = X
+        dtype = D.dtype
+        embedding, values, vectors, sq_means = embed_from_distances(
+            D, n_components, eigen_solver=self.eigen_solver, random_state=self.random_state,
+            n_jobs=self.n_jobs, what=_WHAT, overwrite=True)
+        log.done("double centring and eigensolver")
+        del D
+        self.embedding_ = np.ascontiguousarray(embedding, dtype=dtype)
+        self.eigenvalues_ = values.astype(dtype)
+        self.n_components_ = int(values.shape[0])
+        self._vectors = vectors
+        self._sq_means = sq_means
+        log.total()
+        return self
+
+    def _distances(self, X, Y):
+        """Distances in the chosen metric (float, X's dtype) through the blocked kernels."""
+        return pairwise_distances(X, Y, self.metric, metric_params=self.metric_params,
+                                  n_jobs=self.n_jobs)
+
+    @property
+    def dissimilarity_matrix_(self):
+        """The (n_samples, n_samples) distances that ``fit`` embedded (recomputed)."""
+        check_is_fitted(self, "embedding_")
+        if self.metric == "precomputed":
+            return self._fit_D
+        return self._distances(self._fit_X, None)
+
+    def _check_n_components(self, m):
+        return check_n_components(self.n_components, m, estimator="ClassicalMDS",
+                                  limit="n_samples", allow_none=False)
+
+    def fit_transform(self, X, y=None):
+        """Fit and return ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Training samples, or the symmetric, non-negative distance matrix when
+            ``metric="precomputed"``.
+        y : ignored
+            Not used; present for API consistency.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        return self.fit(X).embedding_
+
+    def transform(self, X):
+        """Place new points by landmark-MDS triangulation.
+
+        ``z = 1/2 Lambda^(-1/2) V^T (mu - delta)``, where ``delta`` holds the new point's
+        squared distances to the training points and ``mu`` their mean squared distances.
+        Applied to the training points it returns ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features), or (n_new, n_samples) distances to the
+            training points with ``metric="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_new, n_components_)
+        """
+        check_is_fitted(self, "embedding_")
+        m = self.embedding_.shape[0]
+        if self.metric == "precomputed":
+            # the column count is checked below, with a message about distances
+            check_feature_names(self, X)
+            dist = check_array(X, name="The precomputed distances")
+            if dist.shape[1] != m:
+                raise ValueError(
+                    f"The precomputed distances have {dist.shape[1]} columns, but "
+                    f"ClassicalMDS was fitted on {m} samples. Pass the (n_new, {m}) distances "
+                    "from the new points to the training points."
+                )
+            if dist.min() < 0:
+                raise ValueError(
+                    f"The precomputed distances have a negative entry ({dist.min():.3g}); "
+                    "distances must be >= 0."
+                )
+            sq_dists = np.square(dist, dtype=np.float64)
+            dtype = dist.dtype
+        else:
+            X_valid = check_query(self, X, "transform")
+            X_valid = X_valid.astype(self._fit_X.dtype, copy=False)
+            check_distance_magnitude(X_valid, centre=self._centre)
+            if self.metric == "euclidean":
+                sq_dists = pairwise_distances(X_valid, self._fit_X, metric="sqeuclidean",
+                                              n_jobs=self.n_jobs)
+            else:
+                sq_dists = np.square(self._distances(X_valid, self._fit_X), dtype=np.float64)
+            dtype = X_valid.dtype
+        check_finite_matrix(sq_dists, "The matrix of squared distances to the training points",
+                            DISTANCE_REMEDY)
+        Z = triangulate(sq_dists, self._sq_means, self._vectors.astype(np.float64),
+                        self.eigenvalues_.astype(np.float64))
+        return Z.astype(dtype)

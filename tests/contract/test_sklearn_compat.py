@@ -1,0 +1,108 @@
+"""scikit-learn compatibility: estimator checks, Pipeline, clone, GridSearchCV, pickle, pandas."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from ..estimators import (
+    NOT_SKLEARN_CHECKABLE,
+    PARAMS,
+    fit_estimator,
+    fit_output,
+    make_estimator,
+    public_estimators,
+    small_data,
+)
+
+ESTIMATORS = [make_estimator(name) for name, _ in public_estimators()
+              if name not in NOT_SKLEARN_CHECKABLE]
+
+
+def _expected_failures(estimator):
+    """Checks that cannot apply, as each estimator lists them (with the reason)."""
+    return dict(getattr(estimator, "_sklearn_check_exemptions", {}))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_every_drop_in_estimator_runs_scikit_learns_checks_without_exemptions():
+    # the estimators that issues 14 and 15 make drop-ins for scikit-learn's must all go
+    # through check_estimator above, none of its checks expected to fail
+    from ..parity.test_parity_signatures import ESTIMATORS as DROP_INS
+
+    checked = {type(est).__name__: est for est in ESTIMATORS}
+    assert set(DROP_INS) <= set(checked), set(DROP_INS) - set(checked)
+    assert {name: _expected_failures(checked[name]) for name in DROP_INS} == {
+        name: {} for name in DROP_INS}
+
+
+@pytest.mark.parametrize("name", list(PARAMS))
+def test_clone_pickle_and_pipeline(name):
+    X, y = small_data()
+    est = make_estimator(name)
+    twin = clone(est)
+    assert twin.get_params() == est.get_params() or repr(twin) == repr(est)
+    out = fit_output(est, X, y)
+    restored = pickle.loads(pickle.dumps(est))
+    kind = getattr(est, "_estimator_type", None)
+    if kind in ("classifier", "regressor"):
+        np.testing.assert_array_equal(restored.predict(X), est.predict(X))
+    elif hasattr(est, "transform"):
+        np.testing.assert_array_equal(restored.transform(X), est.transform(X))
+        if name in NOT_SKLEARN_CHECKABLE:  # Pipeline.fit passes (X, y), which MMC refuses
+            return
+        pipe = make_pipeline(make_estimator(name), make_estimator("KNeighborsClassifier"))
+        assert pipe.fit(X, y).score(X, y) > 0.5
+    else:
+        np.testing.assert_array_equal(restored.kneighbors()[1], out)
+
+
+def test_grid_search_over_fastdr_parameters():
+    X, y = small_data(m=120)
+    search = GridSearchCV(make_estimator("KNeighborsClassifier"),
+                          {"n_neighbors": [1, 3, 5], "weights": ["uniform", "distance"]}, cv=3)
+    search.fit(X, y)
+    assert search.best_params_["n_neighbors"] in (1, 3, 5)
+    if "PCA" in dict(public_estimators()):
+        pipe = make_pipeline(make_estimator("PCA"), make_estimator("KNeighborsClassifier"))
+        GridSearchCV(pipe, {"pca__n_components": [1, 2]}, cv=3).fit(X, y)
+
+
+@pytest.mark.parametrize("name", [n for n, c in public_estimators() if hasattr(c, "transform")])
+def test_set_output_pandas(name):
+    import pandas as pd
+    X, y = small_data()
+    est = make_estimator(name).set_output(transform="pandas")
+    fit_estimator(est, X, y)
+    out = est.transform(pd.DataFrame(X))
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(est.get_feature_names_out())
+
+
+@pytest.mark.parametrize("name", ["PCA", "KernelPCA", "LinearDiscriminantAnalysis",
+                                  "ClassicalMDS"])
+def test_set_output_pandas_wraps_transform_and_fit_transform_once(name):
+    # the wrapping comes from TransformerMixin alone (the estimators wrap nothing by hand)
+    import pandas as pd
+    X, y = small_data()
+    frame = pd.DataFrame(X, index=np.arange(100, 100 + X.shape[0]))
+    plain = make_estimator(name)
+    expected = plain.fit_transform(X, y)
+    est = make_estimator(name).set_output(transform="pandas")
+    for out in (est.fit_transform(frame, y), est.transform(frame)):
+        assert type(out) is pd.DataFrame
+        assert list(out.index) == list(frame.index)
+        assert list(out.columns) == list(est.get_feature_names_out())
+        np.testing.assert_allclose(out.to_numpy(), expected, rtol=1e-6, atol=1e-8)
+    if hasattr(est, "predict"):
+        assert type(est.predict(frame)) is np.ndarray
+        assert type(est.predict_proba(frame)) is np.ndarray
