@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._kernels.codes import CHEBYSHEV, COSINE, MANHATTAN, MINKOWSKI
 from .._validation.arrays import check_array
 from .._validation.matrices import check_symmetric
 
@@ -31,9 +32,6 @@ CHEBYSHEV_NAMES = ("chebyshev", "infinity")
 #: Every string ``metric`` of the neighbour estimators and ``pairwise_distances``.
 NEIGHBOR_METRICS = ("minkowski", "euclidean", "l2", "sqeuclidean", *MANHATTAN_NAMES,
                     *CHEBYSHEV_NAMES, "cosine", "mahalanobis", "precomputed")
-#: Kernel kinds of :mod:`fastdr._kernels.distances.minkowski` (kept here so that resolving a metric
-#: imports no numba code).
-KIND_MANHATTAN, KIND_CHEBYSHEV, KIND_POWER, KIND_COSINE = 0, 1, 2, 3
 
 
 def mahalanobis_factor(M, n_features=None, name="M"):
@@ -149,9 +147,10 @@ class Metric:
     squared : bool
         ``"euclidean"`` route: report squared distances.
     kind : int
-        ``"minkowski"``/``"cosine"`` routes: the kernel kind.
+        ``"minkowski"``/``"cosine"`` routes: the metric code of
+        :mod:`fastdr._kernels.codes` (MANHATTAN, CHEBYSHEV, MINKOWSKI or COSINE).
     p : float
-        ``"minkowski"`` route with ``kind == KIND_POWER``: the exponent.
+        ``"minkowski"`` route with ``kind == MINKOWSKI``: the exponent.
     column_scale : ndarray or None
         Weighted Minkowski: columns are multiplied by ``w ** (1/p)`` first.
     func : callable or None
@@ -172,7 +171,7 @@ class Metric:
         """Reduced kernel values (float64) -> the metric's distances (float64)."""
         if self.route == "euclidean":
             return reduced if self.squared else np.sqrt(reduced)
-        if self.route == "minkowski" and self.kind == KIND_POWER:
+        if self.route == "minkowski" and self.kind == MINKOWSKI:
             return reduced ** (1.0 / self.p)
         return reduced
 
@@ -181,7 +180,7 @@ class Metric:
         radius = float(radius)
         if self.route == "euclidean":
             return radius * radius if not self.squared else radius
-        if self.route == "minkowski" and self.kind == KIND_POWER:
+        if self.route == "minkowski" and self.kind == MINKOWSKI:
             return radius ** self.p
         return radius
 
@@ -261,10 +260,10 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
         if p == 2:
             return Metric("euclidean", "euclidean")
         if p == 1:
-            return Metric("minkowski", "manhattan", kind=KIND_MANHATTAN, p=1.0)
+            return Metric("minkowski", "manhattan", kind=MANHATTAN, p=1.0)
         if math.isinf(p):
-            return Metric("minkowski", "chebyshev", kind=KIND_CHEBYSHEV, p=math.inf)
-        return Metric("minkowski", "minkowski", {"p": p, "w": None}, kind=KIND_POWER, p=p)
+            return Metric("minkowski", "chebyshev", kind=CHEBYSHEV, p=math.inf)
+        return Metric("minkowski", "minkowski", {"p": p, "w": None}, kind=MINKOWSKI, p=p)
     if metric in ("euclidean", "l2", "sqeuclidean", "mahalanobis"):
         name = "euclidean" if metric == "l2" else metric
         linear_map, squared = resolve_metric(name, params, n_features)
@@ -273,10 +272,10 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
     if params:
         raise ValueError(f"metric={metric!r} takes no metric_params; got {sorted(params)}.")
     if metric in MANHATTAN_NAMES:
-        return Metric("minkowski", metric, kind=KIND_MANHATTAN, p=1.0)
+        return Metric("minkowski", metric, kind=MANHATTAN, p=1.0)
     if metric in CHEBYSHEV_NAMES:
-        return Metric("minkowski", metric, kind=KIND_CHEBYSHEV, p=math.inf)
-    return Metric("cosine", metric, kind=KIND_COSINE)
+        return Metric("minkowski", metric, kind=CHEBYSHEV, p=math.inf)
+    return Metric("cosine", metric, kind=COSINE)
 
 
 def _weighted_minkowski(p, w, n_features):
@@ -290,6 +289,6 @@ def _weighted_minkowski(p, w, n_features):
     if math.isinf(p):
         raise ValueError("Weighted Minkowski ('w') needs a finite p; use p < inf.")
     scale = w ** (1.0 / p)
-    kind = KIND_MANHATTAN if p == 1 else KIND_POWER
+    kind = MANHATTAN if p == 1 else MINKOWSKI
     return Metric("minkowski", "minkowski", {"p": p, "w": w}, kind=kind, p=p,
                   column_scale=scale)

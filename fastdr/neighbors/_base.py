@@ -6,7 +6,8 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._base import BaseEstimator
-from .._distance.metric import KIND_POWER, NEIGHBOR_METRICS, resolve_neighbors_metric
+from .._distance.metric import NEIGHBOR_METRICS, resolve_neighbors_metric
+from .._kernels import codes
 from .._runtime.progress import StageLog
 from .._validation.arrays import check_array, check_is_fitted, check_query
 from .._validation.feature_names import record_feature_names
@@ -299,7 +300,7 @@ def _sparse_to_reduced(metric, currency):
     if metric.route == "euclidean":
         return currency
     dist = np.sqrt(currency)
-    if metric.route == "minkowski" and metric.kind == KIND_POWER:
+    if metric.route == "minkowski" and metric.kind == codes.MINKOWSKI:
         return dist ** metric.p
     return dist
 

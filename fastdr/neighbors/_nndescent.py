@@ -16,6 +16,7 @@ The same data and integer ``random_state`` give bit-identical graphs for every `
 
 import numpy as np
 
+from .._kernels import codes
 from .._kernels.nndescent import rounds as kernels
 from .._kernels.nndescent import search as search_kernels
 from .._runtime.threads import effective_n_jobs, parallel_section
@@ -116,18 +117,18 @@ def _prepare_data(X, metric):
                 f"Row L1 norms up to {l1.max():.3g} overflow {X.dtype} distance sums. "
                 "Rescale X (for example divide by its largest absolute value)."
             )
-        return X, kernels.KEY_MANHATTAN, X, kernels.EXACT_MANHATTAN, norms64
+        return X, codes.MANHATTAN, X, codes.MANHATTAN, norms64
     if metric == "cosine":
         safe = np.where(norms64 > 0, norms64, 1.0)
         key = (X / safe[:, None]).astype(X.dtype)
-        return key, kernels.KEY_SQEUCLIDEAN, X, kernels.EXACT_COSINE, norms64
+        return key, codes.SQEUCLIDEAN, X, codes.COSINE, norms64
     if not np.all(norms64 * norms64 < limit / 8):
         raise ValueError(
             f"Squared row norms up to {np.nanmax(norms64 * norms64):.3g} overflow {X.dtype} "
             "distance sums. Rescale X (for example divide by its largest absolute value) "
             "or pass float64 data."
         )
-    return X, kernels.KEY_SQEUCLIDEAN, X, kernels.EXACT_SQEUCLIDEAN, norms64
+    return X, codes.SQEUCLIDEAN, X, codes.SQEUCLIDEAN, norms64
 
 
 def _to_reported(exact, metric, dtype):
@@ -183,7 +184,7 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     key_data, key_code, exact_data, exact_code, norms = _prepare_data(X, metric)
     k = n_neighbors
     with parallel_section(n_jobs) as threads:
-        if key_code == kernels.KEY_SQEUCLIDEAN:
+        if key_code == codes.SQEUCLIDEAN:
             leaf = min(leaf_size, m)  # each thread holds one leaf's Gram matrix at a time
             check_dense_allocation(
                 (threads, leaf, leaf), key_data.dtype,
@@ -225,7 +226,7 @@ def nndescent_index(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
         del heap_d, heap_f
         # exact distances in internal numbering (near rows sit close in memory), then back
         # (key and exact data are the same rows except for cosine, whose keys are normalised)
-        cosine = exact_code == kernels.EXACT_COSINE
+        cosine = exact_code == codes.COSINE
         exact_internal = np.ascontiguousarray(exact_data[order]) if cosine else key_data
         norms_internal = norms[order]
         in_d = np.empty(heap_i.shape, dtype=np.float64)
@@ -374,7 +375,7 @@ def nndescent_query(index_state, Q, n_neighbors, epsilon=0.1, *, n_jobs=None):
     dtype = index_state._key_data.dtype
     Q = Q.astype(dtype, copy=False)
     key_q, key_code, exact_q, exact_code, q_norms = _prepare_data(Q, index_state.metric)
-    scale = (1.0 + epsilon) if key_code == kernels.KEY_MANHATTAN else (1.0 + epsilon) ** 2
+    scale = (1.0 + epsilon) if key_code == codes.MANHATTAN else (1.0 + epsilon) ** 2
     f = index_state._forest
     ptr, cols = index_state.search_graph()
     n_q = Q.shape[0]

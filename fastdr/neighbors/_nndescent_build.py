@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .._kernels import codes
 from .._kernels.heap import INDEX_SENTINEL
 from .._kernels.nndescent import leaves as leaf_kernels
 from .._kernels.nndescent import rounds as kernels
@@ -48,7 +49,7 @@ def _build_forest(X, n_trees, leaf_size, tree_seeds, threads):
 
 def _sample_recall(key_data, key_code, rows, heap_i, k, threads):
     """Share of the sampled rows' exact k nearest neighbours (by key) held in their heaps."""
-    if key_code == kernels.KEY_SQEUCLIDEAN:
+    if key_code == codes.SQEUCLIDEAN:
         from ._search import knn_brute
 
         _, found = knn_brute(key_data, key_data[rows], k + 1, self_query=False,
@@ -84,7 +85,7 @@ def _init_heaps(key_data, key_code, forest, width, seed):
     heap_d = np.full((m, width), np.inf, dtype=key_data.dtype)
     heap_i = np.full((m, width), INDEX_SENTINEL, dtype=np.int64)
     heap_f = np.zeros((m, width), dtype=np.uint8)
-    if key_code == kernels.KEY_SQEUCLIDEAN:
+    if key_code == codes.SQEUCLIDEAN:
         leaf_kernels.init_from_leaves_gram(key_data, forest["perm"], forest["tree_leaf_ptr"],
                                       forest["leaf_ids"], forest["lo"], forest["hi"], heap_d,
                                       heap_i, heap_f)

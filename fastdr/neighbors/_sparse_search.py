@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 import scipy.sparse
 
+from .._kernels import codes
 from .._kernels.distances import sparse as kernels
 from .._runtime.threads import parallel_section
 from .._validation.arrays import check_array, check_n_features
@@ -31,13 +32,13 @@ __all__ = ["SPARSE_METRICS", "SparseIndex", "check_csr", "check_X_y", "fit", "is
 
 #: Metric names accepted with sparse input, and their kernel.
 SPARSE_METRICS = {
-    "euclidean": kernels.EUCLIDEAN, "l2": kernels.EUCLIDEAN,
-    "sqeuclidean": kernels.SQEUCLIDEAN, "cosine": kernels.COSINE,
-    "manhattan": kernels.MANHATTAN, "cityblock": kernels.MANHATTAN, "l1": kernels.MANHATTAN,
-    "chebyshev": kernels.CHEBYSHEV, "infinity": kernels.CHEBYSHEV,
-    "minkowski": kernels.MINKOWSKI,
+    "euclidean": codes.EUCLIDEAN, "l2": codes.EUCLIDEAN,
+    "sqeuclidean": codes.SQEUCLIDEAN, "cosine": codes.COSINE,
+    "manhattan": codes.MANHATTAN, "cityblock": codes.MANHATTAN, "l1": codes.MANHATTAN,
+    "chebyshev": codes.CHEBYSHEV, "infinity": codes.CHEBYSHEV,
+    "minkowski": codes.MINKOWSKI,
 }
-_PRODUCT_KINDS = (kernels.EUCLIDEAN, kernels.SQEUCLIDEAN, kernels.COSINE)
+_PRODUCT_KINDS = (codes.EUCLIDEAN, codes.SQEUCLIDEAN, codes.COSINE)
 
 
 def issparse(X):
@@ -194,7 +195,7 @@ def resolve_metric(metric, p=2, metric_params=None):
             "with X.toarray().")
     params = dict(metric_params or {})
     kind = SPARSE_METRICS[metric]
-    if kind != kernels.MINKOWSKI:
+    if kind != codes.MINKOWSKI:
         if params:
             raise ValueError(f"metric={metric!r} takes no metric_params with sparse input; "
                              f"got {sorted(params)}.")
@@ -207,12 +208,12 @@ def resolve_metric(metric, p=2, metric_params=None):
         raise ValueError(f"p must be a real number >= 1 for the minkowski metric, got {p!r}.")
     p = float(p)
     if p == 1:
-        return kernels.MANHATTAN, 2.0
+        return codes.MANHATTAN, 2.0
     if p == 2:
-        return kernels.EUCLIDEAN, 2.0
+        return codes.EUCLIDEAN, 2.0
     if np.isinf(p):
-        return kernels.CHEBYSHEV, 2.0
-    return kernels.MINKOWSKI, p
+        return codes.CHEBYSHEV, 2.0
+    return codes.MINKOWSKI, p
 
 
 class SparseIndex:
@@ -240,7 +241,7 @@ class SparseIndex:
 
 def _check_power(index, query):
     """For a general p, refuse data whose p-th powers of differences overflow float64."""
-    if index.kind != kernels.MINKOWSKI:
+    if index.kind != codes.MINKOWSKI:
         return
     largest = max(float(np.abs(m.data).max()) if m.nnz else 0.0 for m in (index.csr, query))
     widest = index.csr.shape[1]
@@ -268,7 +269,7 @@ def fit(estimator, X):
     estimator.n_features_in_ = csr.shape[1]
     estimator.n_samples_fit_ = csr.shape[0]
     estimator._linear_map = None
-    estimator._squared = kind == kernels.SQEUCLIDEAN
+    estimator._squared = kind == codes.SQEUCLIDEAN
     estimator._fit_X = csr
     estimator._algorithm = "brute"
     estimator._tree = None
@@ -335,9 +336,9 @@ def _query_block(m, threads):
 
 def _to_currency(index, key):
     """Kernel keys to the estimators' currency (see the module docstring)."""
-    if index.kind in (kernels.EUCLIDEAN, kernels.SQEUCLIDEAN):
+    if index.kind in (codes.EUCLIDEAN, codes.SQEUCLIDEAN):
         return key
-    dist = key ** (1.0 / index.p) if index.kind == kernels.MINKOWSKI else key
+    dist = key ** (1.0 / index.p) if index.kind == codes.MINKOWSKI else key
     return dist * dist
 
 
@@ -375,7 +376,7 @@ def kneighbors(index, Q, k, self_query, n_jobs):
     with parallel_section(n_jobs) as threads:
         block = _query_block(m, threads)
         if index.kind in _PRODUCT_KINDS:
-            extra = 0 if index.kind == kernels.COSINE else max(k, 8)
+            extra = 0 if index.kind == codes.COSINE else max(k, 8)
             cd, ci, cp = index.transposed()
             kernels.knn_product(index.kind, qd, qi, qp, q_sq, q_inv, T.data, T.indices,
                                 T.indptr, index.sq_norms, index.inv_norms, cd, ci, cp, k,
@@ -404,7 +405,7 @@ def radius(index, Q, radius_value, self_query, n_jobs):
         dist = np.empty(indptr[-1], dtype=np.float64)
         indices = np.empty(indptr[-1], dtype=np.int64)
         kernels.radius_fill(*args, indptr, dist, indices)
-    return indptr, indices, dist if index.kind == kernels.SQEUCLIDEAN else dist * dist
+    return indptr, indices, dist if index.kind == codes.SQEUCLIDEAN else dist * dist
 
 
 def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_jobs=None,

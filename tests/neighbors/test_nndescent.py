@@ -8,7 +8,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from fastdr import NearestNeighbors
-from fastdr._kernels.nndescent.rounds import KEY_MANHATTAN, KEY_SQEUCLIDEAN
+from fastdr._kernels.codes import MANHATTAN, SQEUCLIDEAN
 from fastdr.neighbors._nndescent import (
     NNDescentIndex,
     _sample_recall,
@@ -98,7 +98,7 @@ def test_widened_neighbors():
 @pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
 def test_sample_recall_counts_exact_neighbours_in_the_heaps(metric):
     X = blobs(400, 6, seed=2)
-    key = KEY_MANHATTAN if metric == "manhattan" else KEY_SQEUCLIDEAN
+    key = MANHATTAN if metric == "manhattan" else SQEUCLIDEAN
     _, exact = brute(X, X, 5, metric, True)
     rows = np.array([0, 7, 100, 399])
     heap_i = np.full((400, 8), np.iinfo(np.int64).max, dtype=np.int64)
@@ -118,7 +118,7 @@ def test_duplicate_points_in_the_recall_sample():
     rows = np.array([1])
     _, exact = brute(X, X, 3, "euclidean", True)
     heap_i[1] = exact[1]
-    assert _sample_recall(X, KEY_SQEUCLIDEAN, rows, heap_i, 3, 1) == 1.0
+    assert _sample_recall(X, SQEUCLIDEAN, rows, heap_i, 3, 1) == 1.0
 
 
 @pytest.mark.parametrize("make, widened", [(uniform_cube, True), (uniform_subspace, False)])

@@ -2,13 +2,14 @@
 
 Targets are packed transposed in blocks, ``(n_blocks, d, t_block)``, so the innermost loop of
 a Minkowski tile runs over targets with one accumulator each (vectorisable without
-reassociating a sum). Every kernel works on *reduced* distances:
+reassociating a sum). Every kernel works on *reduced* distances, ``kind`` being a code of
+:mod:`fastdr._kernels.codes`:
 
-* ``KIND_MANHATTAN`` (0): ``sum |q - t|``;
-* ``KIND_CHEBYSHEV`` (1): ``max |q - t|``;
-* ``KIND_POWER`` (2): ``sum |q - t|^p`` (the caller takes the ``1/p``-th power);
-* ``KIND_COSINE`` (3): ``1 - q.t`` clipped to [0, 2], on rows the caller normalised, by one
-  GEMM per tile.
+* ``MANHATTAN``: ``sum |q - t|``;
+* ``CHEBYSHEV``: ``max |q - t|``;
+* ``MINKOWSKI``: ``sum |q - t|^p`` (the caller takes the ``1/p``-th power);
+* ``COSINE``: ``1 - q.t`` clipped to [0, 2], on rows the caller normalised, by one GEMM per
+  tile.
 
 Parallel over blocks of query rows; each iteration owns its rows of the outputs. The k-NN
 selection is the bounded heap of :mod:`fastdr._kernels.heap` (ties by the smaller index).
@@ -18,13 +19,9 @@ Memory O(threads x q_block x t_block) besides the outputs.
 import numpy as np
 from numba import njit, prange
 
+from ..codes import CHEBYSHEV, COSINE, MANHATTAN
 from ..heap import heap_init, heap_sort
 from ..knn.brute import select_row_candidates
-
-KIND_MANHATTAN = 0
-KIND_CHEBYSHEV = 1
-KIND_POWER = 2
-KIND_COSINE = 3
 
 
 @njit(cache=True, parallel=True)
@@ -49,12 +46,12 @@ def minkowski_row(q, t_block, n_valid, kind, p, acc):
     d = q.shape[0]
     for c in range(n_valid):
         acc[c] = 0.0
-    if kind == KIND_MANHATTAN:
+    if kind == MANHATTAN:
         for f in range(d):
             qf = np.float64(q[f])
             for c in range(n_valid):
                 acc[c] += abs(qf - np.float64(t_block[f, c]))
-    elif kind == KIND_CHEBYSHEV:
+    elif kind == CHEBYSHEV:
         for f in range(d):
             qf = np.float64(q[f])
             for c in range(n_valid):
@@ -71,7 +68,7 @@ def minkowski_row(q, t_block, n_valid, kind, p, acc):
 @njit(cache=True)
 def tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys):
     """Reduced distances of queries ``q0:q1`` to packed block ``tb`` into ``keys[:, :n_valid]``."""
-    if kind == KIND_COSINE:
+    if kind == COSINE:
         prod = np.dot(Q[q0:q1], t_packed[tb])
         for r in range(q1 - q0):
             for c in range(n_valid):

@@ -4,11 +4,12 @@ Every matrix arrives as canonical CSR arrays ``(data, indices, indptr)``: int64 
 sorted and without duplicates within each row, all in range (checked by the Python tier,
 :mod:`fastdr.neighbors._sparse_search`; nothing here checks bounds). Nothing is densified.
 
-A metric is an integer ``kind`` (with ``p`` for the general Minkowski distance). The kernels
-work on a *key*, monotone in the distance: the squared distance (euclidean, sqeuclidean),
-``1 - cos`` (cosine), the sum of ``|x_c - y_c|`` (manhattan), the largest ``|x_c - y_c|``
-(chebyshev), the sum of ``|x_c - y_c|^p`` (minkowski). :func:`key_to_distance` maps a key to
-the distance. Sums run in float64 whatever the data dtype.
+A metric is an integer ``kind``, a code of :mod:`fastdr._kernels.codes` (with ``p`` for the
+general Minkowski distance). The kernels work on a *key*, monotone in the distance: the
+squared distance (euclidean, sqeuclidean), ``1 - cos`` (cosine), the sum of ``|x_c - y_c|``
+(manhattan), the largest ``|x_c - y_c|`` (chebyshev), the sum of ``|x_c - y_c|^p``
+(minkowski). :func:`key_to_distance` maps a key to the distance. Sums run in float64
+whatever the data dtype.
 
 Two ways to compute keys:
 
@@ -27,14 +28,8 @@ as ``pairwise_distances(X)`` and ``include_self`` graphs).
 import numpy as np
 from numba import njit, prange
 
+from ..codes import CHEBYSHEV, COSINE, EUCLIDEAN, MANHATTAN, MINKOWSKI
 from ..heap import heap_init, heap_push, heap_sort
-
-EUCLIDEAN = 0
-SQEUCLIDEAN = 1
-COSINE = 2
-MANHATTAN = 3
-CHEBYSHEV = 4
-MINKOWSKI = 5
 
 
 @njit(cache=True)

@@ -7,11 +7,11 @@ points), so results do not depend on the thread count. Heaps are those of :mod:`
 import numpy as np
 from numba import njit, prange
 
+from ..codes import MANHATTAN
 from ..heap import INDEX_SENTINEL, heap_sort, sift_down
 from ..knn.brute import LANE, hit_mask, trailing_zeros
 from ..prefetch import prefetch_row
 from .rounds import (
-    KEY_MANHATTAN,
     _contains,
     flagged_push,
     key_distance,
@@ -55,7 +55,7 @@ def _join_leaf_pairs(X, metric, members, block, heap_d, heap_i, heap_f):
         p = np.int64(members[a])
         for b in range(a + 1, n):
             q = np.int64(members[b])
-            if metric == KEY_MANHATTAN:
+            if metric == MANHATTAN:
                 dist = l1_distance(block[a], block[b])
             else:
                 dist = sq_distance(block[a], block[b])

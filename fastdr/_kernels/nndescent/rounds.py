@@ -3,10 +3,10 @@
 The heaps are initialised by :mod:`nndescent_leaves`.
 
 Heaps are rows of ``(dist, idx, flag)`` ordered like :mod:`heap` (by distance, then index)
-with the selection key as distance: squared Euclidean (``KEY_SQEUCLIDEAN``) or L1
-(``KEY_MANHATTAN``), accumulated in the data's dtype. ``flag`` is 1 for an entry not yet used
-as a "new" candidate. Exact distances (float64 accumulation) are computed only for the kept
-neighbours, by :func:`exact_sort`.
+with the selection key as distance: squared Euclidean (``SQEUCLIDEAN``) or L1
+(``MANHATTAN``), codes of :mod:`fastdr._kernels.codes`, accumulated in the data's dtype.
+``flag`` is 1 for an entry not yet used as a "new" candidate. Exact distances (float64
+accumulation) are computed only for the kept neighbours, by :func:`exact_sort`.
 
 Reference counts. A parallel kernel here allocates its scratch and hands each chunk to a
 serial worker compiled with ``_nrt=False`` (numba's flag for code that needs no runtime):
@@ -27,15 +27,11 @@ import numpy as np
 from numba import njit, prange
 
 from ..._config import FASTMATH
+from ..codes import COSINE, MANHATTAN
 from ..heap import INDEX_SENTINEL, heap_push, sift_down, worse
 from ..prefetch import prefetch_row
 from .rp_trees import hash3
 
-KEY_SQEUCLIDEAN = 0
-KEY_MANHATTAN = 1
-EXACT_SQEUCLIDEAN = 0
-EXACT_MANHATTAN = 1
-EXACT_COSINE = 2
 PRIORITY_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 CAND_EMPTY = np.int32(2**31 - 1)  # empty slot of the int32 candidate lists (ids < 2**31 - 1)
 _UPDATE_AHEAD = 16  # proposals between a heap row's prefetch and its update
@@ -63,7 +59,7 @@ def l1_distance(x, y):
 @njit(cache=True, fastmath=set(FASTMATH), _nrt=False)
 def key_distance(x, y, metric):
     """Selection key of two rows in their dtype: squared Euclidean or L1. O(d)."""
-    if metric == KEY_MANHATTAN:
+    if metric == MANHATTAN:
         return l1_distance(x, y)
     return sq_distance(x, y)
 
@@ -79,11 +75,11 @@ def key_to_row(q, X, j, metric):
 def exact_distance(x, y, code, x_norm, y_norm):
     """Exact distance in float64: squared Euclidean, L1, or cosine (1 - cos). O(d)."""
     acc = 0.0
-    if code == EXACT_MANHATTAN:
+    if code == MANHATTAN:
         for f in range(x.shape[0]):
             acc += abs(np.float64(x[f]) - np.float64(y[f]))
         return acc
-    if code == EXACT_COSINE:
+    if code == COSINE:
         if x_norm == 0.0 or y_norm == 0.0:
             return 1.0
         for f in range(x.shape[0]):
@@ -335,7 +331,7 @@ def _join_chunk(X, metric, heap_d, new_i, old_i, lo, hi, pos, block, ids, bnd,
                 q = ids[b]
                 if q == p:
                     continue
-                if metric == KEY_MANHATTAN:
+                if metric == MANHATTAN:
                     dist = l1_distance(block[a], block[b])
                 else:
                     dist = sq_distance(block[a], block[b])

@@ -1,0 +1,36 @@
+"""The one table of metric codes read by every distance and neighbour kernel.
+
+A kernel is told its metric by one of these small integers; the Python tier
+(:mod:`fastdr._distance.metric`, :mod:`fastdr.neighbors._sparse_search`,
+:mod:`fastdr.neighbors._nndescent`) picks the code and the kernels branch on it. They are
+plain module-level ints, so numba freezes them as compile-time constants and a branch on a
+code costs nothing once the code is known. This module imports nothing: resolving a metric
+loads no numba code.
+
+Every kernel works on a *key* that is monotone in the distance; which key a code means:
+
+======================  ===  =========================================================
+code                    int  key of a pair of rows x, y
+======================  ===  =========================================================
+``EUCLIDEAN``           0    ``sum (x_c - y_c)^2`` (the caller takes the square root)
+``SQEUCLIDEAN``         1    ``sum (x_c - y_c)^2`` (reported as it is)
+``MANHATTAN``           2    ``sum |x_c - y_c|``
+``CHEBYSHEV``           3    ``max |x_c - y_c|``
+``MINKOWSKI``           4    ``sum |x_c - y_c|^p`` (the caller takes the ``1/p``-th power)
+``COSINE``              5    ``1 - cos(x, y)``, clipped to [0, 2]
+======================  ===  =========================================================
+
+Not every kernel takes every code: the blocked dense kernels
+(:mod:`.distances.minkowski`) take MANHATTAN, CHEBYSHEV, MINKOWSKI and COSINE (Euclidean
+goes by GEMM); the sparse kernels (:mod:`.distances.sparse`) take all six; NN-descent
+(:mod:`.nndescent`) selects on SQEUCLIDEAN or MANHATTAN keys and computes exact SQEUCLIDEAN,
+MANHATTAN or COSINE distances. The kernel-matrix codes of KernelPCA (linear, poly, sigmoid,
+cosine kernels) are another idea and live in :mod:`.spectral.kernel_matrix`.
+"""
+
+EUCLIDEAN = 0
+SQEUCLIDEAN = 1
+MANHATTAN = 2
+CHEBYSHEV = 3
+MINKOWSKI = 4
+COSINE = 5
