@@ -1,14 +1,21 @@
-"""Bounded max-heaps for k-nearest-neighbour selection.
+"""The heaps of every kernel: bounded max-heaps for k-nearest-neighbour selection, and the
+growing min-queue of a best-first graph search.
 
-A heap is a pair of rows (``dist``, ``idx``) of length k. The root holds the worst of the k
-best candidates seen so far, ordered by the pair (distance, index), so ties are broken by the
-smaller index and the result does not depend on the order in which candidates arrive.
+A k-NN heap is a pair of rows (``dist``, ``idx``) of length k. The root holds the worst of
+the k best candidates seen so far, ordered by the pair (distance, index), so ties are broken
+by the smaller index and the result does not depend on the order in which candidates arrive.
+The rows are either 1-D arrays (``row=None``) or row ``row`` of 2-D arrays: the row-indexed
+form makes no row views, which in reference-counted code would each update the array's
+shared count atomically. An optional ``flag`` array (NN-descent's new/old mark) moves with
+the entries. ``row`` and ``flag`` are resolved when numba compiles the caller (a None
+argument prunes its branch), so neither costs a test per push.
 
 Heaps are seeded with ``(inf, INDEX_SENTINEL)``: no fastmath here.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 INDEX_SENTINEL = np.iinfo(np.int64).max
 
@@ -26,9 +33,36 @@ def heap_init(dist, idx):
     idx[...] = INDEX_SENTINEL
 
 
+def _slot(row, pos):
+    """Index of slot ``pos`` of a heap: ``pos`` in 1-D rows (row None), else (row, pos)."""
+    return pos if row is None else (row, pos)
+
+
+@overload(_slot, inline="always")
+def _slot_for(row, pos):
+    """Chosen by the type of ``row`` when the caller compiles: a None row (passed, or left
+    at its default) indexes a 1-D heap."""
+    if row is None or isinstance(row, (types.NoneType, types.Omitted)):
+        return lambda row, pos: pos
+    return lambda row, pos: (row, pos)
+
+
 @njit(cache=True, inline="always")
-def sift_down(dist, idx, size, d, i):
-    """Place (d, i) at the root of the heap dist[:size] and sift it down. O(log size)."""
+def row_contains(idx, row, i, n=-1):
+    """i is among ``idx[row, :n]`` (the whole row when n is -1). O(n)."""
+    found = False
+    for t in range(idx.shape[1] if n < 0 else n):  # no early exit: the loop vectorises
+        found |= idx[row, t] == i
+    return found
+
+
+@njit(cache=True, inline="always")
+def sift_down(dist, idx, size, d, i, row=None, flag=None):
+    """Place (d, i) at the root of the heap dist[:size] and sift it down. O(log size).
+
+    ``row``: the heap is row ``row`` of 2-D arrays. ``flag``: flags move with the entries
+    and the new entry gets flag 1.
+    """
     pos = 0
     while True:
         left = 2 * pos + 1
@@ -36,15 +70,20 @@ def sift_down(dist, idx, size, d, i):
             break
         right = left + 1
         child = left
-        if right < size and worse(dist[right], idx[right], dist[left], idx[left]):
+        if right < size and worse(dist[_slot(row, right)], idx[_slot(row, right)],
+                                  dist[_slot(row, left)], idx[_slot(row, left)]):
             child = right
-        if not worse(dist[child], idx[child], d, i):
+        if not worse(dist[_slot(row, child)], idx[_slot(row, child)], d, i):
             break
-        dist[pos] = dist[child]
-        idx[pos] = idx[child]
+        dist[_slot(row, pos)] = dist[_slot(row, child)]
+        idx[_slot(row, pos)] = idx[_slot(row, child)]
+        if flag is not None:
+            flag[_slot(row, pos)] = flag[_slot(row, child)]
         pos = child
-    dist[pos] = d
-    idx[pos] = i
+    dist[_slot(row, pos)] = d
+    idx[_slot(row, pos)] = i
+    if flag is not None:
+        flag[_slot(row, pos)] = 1
 
 
 @njit(cache=True)
@@ -62,6 +101,35 @@ def heap_push(dist, idx, d, i):
     return True
 
 
+@njit(cache=True, inline="always")
+def heap_push_row(dist, idx, row, d, i, flag=None, unique=False):
+    """Offer candidate (d, i) to row ``row`` of the 2-D heaps (dist, idx). O(log k).
+
+    Inlined, and on the 2-D arrays rather than row views (see the module docstring).
+
+    Parameters
+    ----------
+    dist, idx : (m, k) arrays
+    row : int
+    d, i : the candidate
+    flag : (m, k) array or None
+        NN-descent's flags: they move with the entries, and an entering one gets 1.
+    unique : bool
+        Refuse i when it is already in the row (an O(k) scan, after the root test).
+
+    Returns
+    -------
+    int
+        1 when the candidate entered the heap, else 0.
+    """
+    if not worse(dist[row, 0], idx[row, 0], d, i):
+        return 0
+    if unique and row_contains(idx, row, i):
+        return 0
+    sift_down(dist, idx, dist.shape[1], d, i, row, flag)
+    return 1
+
+
 @njit(cache=True)
 def heap_sort(dist, idx):
     """Sort a heap in place, ascending by (distance, index). O(k log k)."""
@@ -71,3 +139,45 @@ def heap_sort(dist, idx):
         dist[end] = dist[0]
         idx[end] = idx[0]
         sift_down(dist, idx, end, d, i)
+
+
+@njit(cache=True, inline="always")
+def frontier_push(fd, fi, size, d, i):
+    """Push (d, i) on the min-queue fd[:size] of a best-first search; the caller guarantees
+    room. O(log size).
+
+    The queue is ordered by key alone: an entry rises only past strictly larger keys, so
+    equal keys leave in an order fixed by the pushes (the search's results depend on it).
+    """
+    pos = size
+    while pos > 0:
+        parent = (pos - 1) // 2
+        if fd[parent] <= d:
+            break
+        fd[pos] = fd[parent]
+        fi[pos] = fi[parent]
+        pos = parent
+    fd[pos] = d
+    fi[pos] = i
+
+
+@njit(cache=True, inline="always")
+def frontier_pop_root(fd, fi, size):
+    """Remove the root of the min-queue fd[:size] (size >= 1). O(log size)."""
+    size -= 1
+    d = fd[size]
+    i = fi[size]
+    pos = 0
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            break
+        if child + 1 < size and fd[child + 1] < fd[child]:
+            child += 1
+        if fd[child] >= d:
+            break
+        fd[pos] = fd[child]
+        fi[pos] = fi[child]
+        pos = child
+    fd[pos] = d
+    fi[pos] = i

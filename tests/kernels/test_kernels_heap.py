@@ -2,8 +2,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
-from fastdr._kernels.heap import heap_init, heap_push, heap_sort
+from fastdr._kernels.heap import (
+    INDEX_SENTINEL,
+    frontier_pop_root,
+    frontier_push,
+    heap_init,
+    heap_push,
+    heap_push_row,
+    heap_sort,
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -35,6 +44,60 @@ def test_heap_push_rejects_worse_and_tie_with_larger_index():
     assert heap_push(dist, idx, 2.0, 1)  # same distance, smaller index: accepted
     heap_sort(dist, idx)
     assert idx.tolist() == [5, 1]
+
+
+@njit(cache=True)
+def _push_rows(dist, idx, flag, rows, values, ids):
+    entered = 0
+    for t in range(rows.shape[0]):
+        entered += heap_push_row(dist, idx, rows[t], values[t], ids[t], flag=flag, unique=True)
+    return entered
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_row_push_keeps_the_best_distinct_ids_with_their_flags(seed):
+    # the row-indexed push with NN-descent's flags and duplicate test, against a list that
+    # drops its worst (distance, index) entry for each candidate that beats it and is new
+    rng = np.random.default_rng(seed)
+    m, k, n = 3, 4, 80
+    rows = rng.integers(0, m, n)
+    values = rng.integers(0, 6, n).astype(np.float64)  # many ties
+    ids = rng.integers(0, 15, n)  # repeated ids
+    dist = np.full((m, k), np.inf)
+    idx = np.full((m, k), INDEX_SENTINEL, dtype=np.int64)
+    flag = np.zeros((m, k), dtype=np.uint8)
+    entered = _push_rows(dist, idx, flag, rows, values, ids)
+    lists = [[(np.inf, INDEX_SENTINEL)] * k for _ in range(m)]
+    expected_entered = 0
+    for r, v, j in zip(rows, values, ids, strict=True):
+        worst = max(lists[r])
+        if (v, j) < worst and all(j != e[1] for e in lists[r]):
+            lists[r].remove(worst)
+            lists[r].append((v, j))
+            expected_entered += 1
+    assert entered == expected_entered
+    assert ((flag == 1) == (idx != INDEX_SENTINEL)).all()
+    for r in range(m):
+        heap_sort(dist[r], idx[r])
+        assert list(zip(dist[r], idx[r], strict=True)) == sorted(lists[r])
+
+
+@njit(cache=True)
+def _frontier_order(values):
+    fd = np.empty(values.shape[0])
+    fi = np.empty(values.shape[0], dtype=np.int64)
+    for t in range(values.shape[0]):
+        frontier_push(fd, fi, t, values[t], t)
+    out = np.empty(values.shape[0])
+    for size in range(values.shape[0], 0, -1):
+        out[values.shape[0] - size] = fd[0]
+        frontier_pop_root(fd, fi, size)
+    return out
+
+
+def test_frontier_pops_in_ascending_key_order():
+    values = np.random.default_rng(0).integers(0, 10, 50).astype(np.float64)
+    np.testing.assert_array_equal(_frontier_order(values), np.sort(values))
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -8,12 +8,11 @@ import numpy as np
 from numba import njit, prange
 
 from ..codes import MANHATTAN
-from ..heap import INDEX_SENTINEL, heap_sort, sift_down
+from ..heap import INDEX_SENTINEL, heap_push_row, heap_sort, sift_down
 from ..knn.brute import LANE, hit_mask, trailing_zeros
 from ..prefetch import prefetch_row
 from .rounds import (
     _contains,
-    flagged_push,
     key_distance,
     l1_distance,
     sort_row,
@@ -60,9 +59,9 @@ def _join_leaf_pairs(X, metric, members, block, heap_d, heap_i, heap_f):
             else:
                 dist = sq_distance(block[a], block[b])
             if dist <= heap_d[p, 0]:
-                flagged_push(heap_d, heap_i, heap_f, p, dist, q)
+                heap_push_row(heap_d, heap_i, p, dist, q, flag=heap_f, unique=True)
             if dist <= heap_d[q, 0]:
-                flagged_push(heap_d, heap_i, heap_f, q, dist, p)
+                heap_push_row(heap_d, heap_i, q, dist, p, flag=heap_f, unique=True)
 
 
 @njit(cache=True)
@@ -177,7 +176,7 @@ def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i, l
         return
     for e in range(take):
         if buf_i[e] != INDEX_SENTINEL:
-            flagged_push(heap_d, heap_i, heap_f, p, buf_d[e], buf_i[e])
+            heap_push_row(heap_d, heap_i, p, buf_d[e], buf_i[e], flag=heap_f, unique=True)
 
 
 @njit(cache=True, inline="always")
@@ -208,11 +207,13 @@ def _offer_improving(heap_d, heap_i, heap_f, p, keys, members):
             b = b0 + np.int64(trailing_zeros(mask))
             mask &= mask - np.uint64(1)
             if keys[b] <= bound:
-                flagged_push(heap_d, heap_i, heap_f, p, keys[b], np.int64(members[b]))
+                heap_push_row(heap_d, heap_i, p, keys[b], np.int64(members[b]), flag=heap_f,
+                              unique=True)
                 bound = heap_d[p, 0]
     for b in range(full, n):
         if keys[b] <= bound:
-            flagged_push(heap_d, heap_i, heap_f, p, keys[b], np.int64(members[b]))
+            heap_push_row(heap_d, heap_i, p, keys[b], np.int64(members[b]), flag=heap_f,
+                          unique=True)
             bound = heap_d[p, 0]
 
 
@@ -319,11 +320,13 @@ def _fill_row(X, metric, seed, heap_d, heap_i, heap_f, i):
         j = np.int64(hash3(seed, i, tries) % np.uint64(m))
         tries += 1
         if j != i and not _contains(heap_i[i], j):
-            flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
+            heap_push_row(heap_d, heap_i, i, key_distance(X[i], X[j], metric), j,
+                          flag=heap_f, unique=True)
     j = 0
     while heap_i[i, 0] == INDEX_SENTINEL:
         if j != i and not _contains(heap_i[i], j):
-            flagged_push(heap_d, heap_i, heap_f, i, key_distance(X[i], X[j], metric), j)
+            heap_push_row(heap_d, heap_i, i, key_distance(X[i], X[j], metric), j,
+                          flag=heap_f, unique=True)
         j += 1
 
 
@@ -342,4 +345,4 @@ def _merge_row(src_d, src_i, heap_d, heap_i, heap_f, p):
     for t in range(src_i.shape[1]):
         j = src_i[p, t]
         if j != INDEX_SENTINEL and src_d[p, t] <= heap_d[p, 0]:
-            flagged_push(heap_d, heap_i, heap_f, p, src_d[p, t], j)
+            heap_push_row(heap_d, heap_i, p, src_d[p, t], j, flag=heap_f, unique=True)

@@ -12,10 +12,10 @@ Reference counts. A parallel kernel here allocates its scratch and hands each ch
 serial worker compiled with ``_nrt=False`` (numba's flag for code that needs no runtime):
 there, row views and array arguments of inlined helpers cost no atomic reference-count
 updates. In NRT code every view of a shared array, and every inlined call taking arrays
-(``flagged_push``), updates the shared counter atomically, and the two threads fought over
-its cache line: incref and decref took about a quarter of the workers' samples in a build
-at 100,000 x 50 (perf). Workers cannot allocate (a slice assignment may: copy rows element
-by element).
+(:func:`fastdr._kernels.heap.heap_push_row`), updates the shared counter atomically, and the
+two threads fought over its cache line: incref and decref took about a quarter of the
+workers' samples in a build at 100,000 x 50 (perf). Workers cannot allocate (a slice
+assignment may: copy rows element by element).
 
 Determinism. Every kernel writes only its own rows, except the local join, which writes its
 proposed updates into one buffer per fixed chunk of points; :func:`apply_updates` then pushes
@@ -28,7 +28,14 @@ from numba import njit, prange
 
 from ..._config import FASTMATH
 from ..codes import COSINE, MANHATTAN
-from ..heap import INDEX_SENTINEL, heap_push, sift_down, worse
+from ..heap import (
+    INDEX_SENTINEL,
+    heap_push,
+    heap_push_row,
+    row_contains,
+    sift_down,
+    worse,
+)
 from ..prefetch import prefetch_row
 from .rp_trees import hash3
 
@@ -97,47 +104,6 @@ def _contains(idx, j):
     for t in range(idx.shape[0]):  # no early exit: the compare-and-or loop vectorises
         found |= idx[t] == j
     return found
-
-
-@njit(cache=True, inline="always")
-def _row_contains(idx, p, j, n=-1):
-    """j is among ``idx[p, :n]`` (the whole row when n is -1)."""
-    found = False
-    for t in range(idx.shape[1] if n < 0 else n):  # no early exit: the loop vectorises
-        found |= idx[p, t] == j
-    return found
-
-
-@njit(cache=True, inline="always")
-def flagged_push(dist, idx, flag, p, d, j):
-    """Offer (d, j) to row p of the flagged heaps unless j is already there; 1 if it entered.
-
-    The new entry gets flag 1. Inlined, and on the 2-D arrays rather than row views: about
-    37 ns an offer against 69 ns for a called function on three views (measured). O(k).
-    """
-    if not worse(dist[p, 0], idx[p, 0], d, j):
-        return 0
-    if _row_contains(idx, p, j):
-        return 0
-    size = dist.shape[1]
-    pos = 0
-    while True:
-        child = 2 * pos + 1
-        if child >= size:
-            break
-        if child + 1 < size and worse(dist[p, child + 1], idx[p, child + 1], dist[p, child],
-                                      idx[p, child]):
-            child += 1
-        if not worse(dist[p, child], idx[p, child], d, j):
-            break
-        dist[p, pos] = dist[p, child]
-        idx[p, pos] = idx[p, child]
-        flag[p, pos] = flag[p, child]
-        pos = child
-    dist[p, pos] = d
-    idx[p, pos] = j
-    flag[p, pos] = 1
-    return 1
 
 
 @njit(cache=True)
@@ -236,13 +202,13 @@ def _sample_block(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed, new_i, old_i
             if is_new:
                 if sample_new:
                     _offer(new_p, new_c, hash3(seed, min(i, j), max(i, j)), j)
-                elif not _row_contains(new_i, i, j, f_new):
+                elif not row_contains(new_i, i, j, f_new):
                     new_i[i, f_new] = j
                     f_new += 1
             else:
                 if sample_old:
                     _offer(old_p, old_c, hash3(seed, min(i, j), max(i, j)), j)
-                elif not _row_contains(old_i, i, j, f_old):
+                elif not row_contains(old_i, i, j, f_old):
                     old_i[i, f_old] = j
                     f_old += 1
         if sample_new:
@@ -263,7 +229,7 @@ def retire_sampled(heap_i, heap_f, new_i):
 @njit(cache=True, _nrt=False)
 def _retire_row(heap_i, heap_f, new_i, i):
     for t in range(heap_i.shape[1]):
-        if heap_f[i, t] and _row_contains(new_i, i, heap_i[i, t]):
+        if heap_f[i, t] and row_contains(new_i, i, heap_i[i, t]):
             heap_f[i, t] = 0
 
 
@@ -395,8 +361,8 @@ def _apply_part(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d, buf_
                     prefetch_row(heap_i, ahead)
             t = buf_t[e]
             if t >= lo and t < hi and buf_d[e] <= heap_d[t, 0]:
-                entered += flagged_push(heap_d, heap_i, heap_f, t, buf_d[e],
-                                        np.int64(buf_s[e]))
+                entered += heap_push_row(heap_d, heap_i, t, buf_d[e], np.int64(buf_s[e]),
+                                         flag=heap_f, unique=True)
     return entered
 
 

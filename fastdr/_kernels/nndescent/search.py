@@ -1,54 +1,18 @@
 """Graph search for new points on an NN-descent graph, seeded from the trees' leaves.
 
-Best-first search: the frontier is a min-heap of (key, point); a point is expanded while its
-key is within ``scale`` times the current k-th best key (``scale = (1 + epsilon)^2`` for
-squared keys, ``1 + epsilon`` for L1). Each query is independent, so results do not depend on
+Best-first search: the frontier is a min-queue of (key, point) and the k best are a bounded
+heap, both of :mod:`fastdr._kernels.heap`; a point is expanded while its key is within
+``scale`` times the current k-th best key (``scale = (1 + epsilon)^2`` for squared keys,
+``1 + epsilon`` for L1). Each query is independent, so results do not depend on
 the thread count or on how queries are chunked.
 """
 
 import numpy as np
 from numba import njit, prange
 
-from ..heap import INDEX_SENTINEL, heap_push
+from ..heap import INDEX_SENTINEL, frontier_pop_root, frontier_push, heap_push
 from .rounds import key_to_row
 from .rp_trees import descend
-
-
-@njit(cache=True, inline="always")
-def _frontier_push(fd, fi, size, d, j):
-    """Push (d, j) on the min-heap fd[:size]; the caller guarantees room. O(log size)."""
-    pos = size
-    while pos > 0:
-        parent = (pos - 1) // 2
-        if fd[parent] <= d:
-            break
-        fd[pos] = fd[parent]
-        fi[pos] = fi[parent]
-        pos = parent
-    fd[pos] = d
-    fi[pos] = j
-
-
-@njit(cache=True, inline="always")
-def _frontier_pop_root(fd, fi, size):
-    """Remove the root of the min-heap fd[:size] (size >= 1). O(log size)."""
-    size -= 1
-    d = fd[size]
-    j = fi[size]
-    pos = 0
-    while True:
-        child = 2 * pos + 1
-        if child >= size:
-            break
-        if child + 1 < size and fd[child + 1] < fd[child]:
-            child += 1
-        if fd[child] >= d:
-            break
-        fd[pos] = fd[child]
-        fi[pos] = fi[child]
-        pos = child
-    fd[pos] = d
-    fi[pos] = j
 
 
 @njit(cache=True)
@@ -65,7 +29,7 @@ def _frontier_add(fd, fi, size, d, j):
     """Push (d, j) on the frontier, doubling it when full; returns (fd, fi, size + 1)."""
     if size == fd.shape[0]:
         fd, fi = _grow_frontier(fd, fi)
-    _frontier_push(fd, fi, size, d, j)
+    frontier_push(fd, fi, size, d, j)
     return fd, fi, size + 1
 
 
@@ -94,7 +58,7 @@ def search_one(X, metric, q, scale, perm, roots, node_lo, node_hi, node_left, no
     while size > 0:
         d_c = fd[0]
         c = fi[0]
-        _frontier_pop_root(fd, fi, size)
+        frontier_pop_root(fd, fi, size)
         size -= 1
         if d_c > bound:
             break
