@@ -14,13 +14,13 @@ Routes (see :class:`fastdr._distance.metric.Metric`):
 Everything returns *reduced* values in float64 (``Metric.reported`` converts them).
 """
 
-import numba
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
 from .._distance.norm_trick import target_block
 from .._runtime.threads import parallel_section
 from .._validation.budget import check_dense_allocation
+from ._blocks import query_block, self_offset
 
 #: Targets per packed block of a Minkowski tile (d x 256 float64 stays in L2).
 MINKOWSKI_T_BLOCK = 256
@@ -30,11 +30,6 @@ def _kernels():
     from .._kernels.distances import minkowski  # numba: compiled on first use only
 
     return minkowski
-
-
-def _query_block(m):
-    threads = numba.get_num_threads()
-    return int(max(16, min(256, -(-m // (4 * threads)))))
 
 
 def _packed(metric, T):
@@ -76,7 +71,8 @@ def knn(metric, T, Q, k, *, self_query, n_jobs):
         when ``self_query``
     k : int
     self_query : bool
-        Query i is training point i and excludes itself by index.
+        Query i is training point i and excludes itself by index
+        (:func:`fastdr.neighbors._blocks.self_offset`).
     n_jobs : int or None
 
     Returns
@@ -87,17 +83,17 @@ def knn(metric, T, Q, k, *, self_query, n_jobs):
     m = Q.shape[0]
     out_d = np.empty((m, k), dtype=np.float64)
     out_i = np.empty((m, k), dtype=np.int64)
-    offset = 0 if self_query else -1
+    offset = self_offset(self_query)
     kernels = _kernels()
     if metric.route in ("precomputed", "callable"):
         with parallel_section(n_jobs):
             D = _dense_rows(metric, T, Q)
             kernels.knn_rows(D, k, offset, out_d, out_i)
         return out_d, out_i
-    with parallel_section(n_jobs):
+    with parallel_section(n_jobs) as threads:
         packed = _packed(metric, T)
         kernels.knn_metric(Q, packed, T.shape[0], metric.kind, metric.p, k, offset,
-                           _query_block(m), out_d, out_i)
+                           query_block(m, threads), out_d, out_i)
     return out_d, out_i
 
 
@@ -105,7 +101,7 @@ def radius(metric, T, Q, reduced_radius, *, self_query, n_jobs):
     """Training rows within ``reduced_radius`` (inclusive) of each query, as CSR arrays
     (indptr, indices ascending in each row, reduced distances); arguments as :func:`knn`."""
     m = Q.shape[0]
-    offset = 0 if self_query else -1
+    offset = self_offset(self_query)
     indptr = np.zeros(m + 1, dtype=np.int64)
     kernels = _kernels()
     empty_d = np.empty(0, dtype=np.float64)
@@ -119,11 +115,10 @@ def radius(metric, T, Q, reduced_radius, *, self_query, n_jobs):
             out_i = np.empty(indptr[-1], dtype=np.int64)
             kernels.radius_rows(D, reduced_radius, offset, indptr, out_d, out_i, True)
         return indptr, out_i, out_d
-    q_block = _query_block(m)
-    with parallel_section(n_jobs):
+    with parallel_section(n_jobs) as threads:
         packed = _packed(metric, T)
-        args = (Q, packed, T.shape[0], metric.kind, metric.p, reduced_radius, offset, q_block,
-                indptr)
+        args = (Q, packed, T.shape[0], metric.kind, metric.p, reduced_radius, offset,
+                query_block(m, threads), indptr)
         kernels.radius_metric(*args, empty_d, empty_i, False)
         np.cumsum(indptr[1:], out=indptr[1:])
         out_d = np.empty(indptr[-1], dtype=np.float64)
@@ -140,8 +135,8 @@ def pairwise(metric, Q, T, *, n_jobs):
             return callable_matrix(metric, Q, T)
     m = Q.shape[0]
     out = np.empty((m, T.shape[0]), dtype=np.float64)
-    with parallel_section(n_jobs):
+    with parallel_section(n_jobs) as threads:
         packed = _packed(metric, T)
         _kernels().pairwise_metric(Q, packed, T.shape[0], metric.kind, metric.p,
-                                   _query_block(m), out)
+                                   query_block(m, threads), out)
     return out

@@ -19,6 +19,7 @@ from .._kernels.knn import brute as knn_kernels
 from .._kernels.knn import screen as knn_screen
 from .._runtime.progress import run_in_chunks
 from .._runtime.threads import effective_n_jobs, parallel_section
+from ._blocks import query_block, self_offset, skip_targets
 
 __all__ = ["GEMM_MIN_DIM", "KD_TREE_MAX_DIM", "ALGORITHMS", "EXACT_ALGORITHMS",
            "NEIGHBORS_ALGORITHMS", "from_sklearn_name", "choose_algorithm", "build_tree",
@@ -59,19 +60,6 @@ def screen_extra(k):
     return max(4, k // 2)
 
 
-def _query_block(m, threads):
-    """Query rows per parallel iteration: about 4 iterations per thread, within [16, 256].
-
-    The screen's key tile is then at most 256 x ``SCREEN_TARGET_BLOCK`` float32 (512 KiB),
-    within L2 beside the packed target block. Measured against a cap of 128 (2 threads, k=10,
-    median of 3 in one process): 50,000 x 50 float64 queries 1.385 against 1.468 s, float32
-    self query 1.370 against 1.482 s; at the quick sizes (median of 7, two runs) 2,500 x 150
-    float32 13.8-14.1 against 14.8-15.3 ms, the classifier at 5,000 x 30 17.2-17.6 against
-    19.3-19.8 ms, none slower.
-    """
-    return int(max(16, min(256, -(-m // (4 * threads)))))
-
-
 def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
     """Exact k nearest rows of T for each row of Q, by (squared distance, index).
 
@@ -80,7 +68,8 @@ def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
     T, Q : (n, d), (m, d) arrays of one float dtype
     k : int
     self_query : bool
-        Q is T and each row excludes itself by index.
+        Q is T and each row excludes itself by index
+        (:func:`fastdr.neighbors._blocks.self_offset`).
     n_jobs : int or None
     progress : StageLog or None
         When verbose, the queries run in chunks under a progress bar if they are expected to
@@ -95,7 +84,7 @@ def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
     n = T.shape[0]
     out_d = np.empty((m, k), dtype=np.float64)
     out_i = np.empty((m, k), dtype=np.int64)
-    offset = 0 if self_query else -1
+    offset = self_offset(self_query)
     with parallel_section(n_jobs) as threads:
         if d < GEMM_MIN_DIM:
             run_in_chunks(progress, m, lambda lo, hi: knn_kernels.knn_direct(
@@ -103,15 +92,10 @@ def knn_brute(T, Q, k, *, self_query, n_jobs, progress=None):
                 out_i[lo:hi]), what="k-NN queries")
             return out_d, out_i
         n_avail = n - (1 if self_query else 0)
-        q_block = _query_block(m, threads)
+        q_block = query_block(m, threads)
         n_candidates = min(n_avail, k + screen_extra(k))
         _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, out_i)
     return out_d, out_i
-
-
-def _skips(m, self_query):
-    """The target each query row excludes by index: itself in a self query, else none."""
-    return np.arange(m, dtype=np.int64) if self_query else np.full(m, -1, dtype=np.int64)
 
 
 def _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, out_i):
@@ -138,7 +122,7 @@ def _knn_screened(T, Q, k, n_candidates, self_query, q_block, progress, out_d, o
     t_packed = prep_kernel(knn_screen.pack_screen_targets, T)(T, centre, scale, t_norms,
                                                               2 * eps, block)
     q_packed = prep_kernel(knn_screen.pack_screen_queries, Q)(Q, centre, scale)
-    skips = _skips(m, self_query)
+    skips = skip_targets(m, self_offset(self_query))
     certified = np.zeros(m, dtype=np.bool_)
     taus = np.zeros(m, dtype=np.float64)
 
@@ -176,7 +160,7 @@ def knn_tree(tree, Q, k, *, self_query, n_jobs, progress=None):
         idx[lo:hi] = np.reshape(found_i, (hi - lo, k_query))
 
     run_in_chunks(progress, m, query, what="k-NN queries (k-d tree)", threads=workers)
-    if self_query:
+    if self_query:  # the self_offset rule: row r drops index r (one copy, not by distance)
         drop = idx == np.arange(m)[:, None]
         missing = ~drop.any(axis=1)
         drop[missing, -1] = True
@@ -197,7 +181,7 @@ def radius_brute(T, Q, radius, *, self_query, n_jobs):
     indices : (nnz,) int64, ascending within each row
     sq_dist : (nnz,) float64
     """
-    offset = 0 if self_query else -1
+    offset = self_offset(self_query)
     radius_sq = float(radius) ** 2
     with parallel_section(n_jobs):
         counts = knn_kernels.radius_count(Q, T, radius_sq, offset)
@@ -224,7 +208,7 @@ def radius_tree(tree, T, Q, radius, *, self_query, n_jobs):
     with parallel_section(n_jobs):
         sq_dist = csr_pair_sqdist(Q, T, indptr, indices)
     keep = sq_dist <= float(radius) ** 2
-    if self_query:
+    if self_query:  # the self_offset rule, as in knn_tree
         rows = np.repeat(np.arange(m), counts)
         keep &= indices != rows
     if not keep.all():

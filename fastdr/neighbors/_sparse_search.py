@@ -26,6 +26,7 @@ from .._validation.arrays import check_X_y as check_dense_X_y
 from .._validation.budget import check_dense_allocation
 from .._validation.feature_names import check_feature_names
 from . import _approximate
+from ._blocks import query_block, self_offset
 
 __all__ = ["SPARSE_METRICS", "SparseIndex", "check_csr", "check_X_y", "fit", "issparse",
            "kneighbors", "pairwise_distances", "query_points", "radius", "resolve_metric"]
@@ -322,16 +323,14 @@ def _arrays(index, Q):
     return Q.data, Q.indices, Q.indptr, inv, sq
 
 
-def _self_mode(index, Q, self_query):
-    """1: each query skips itself (X=None); 2: the queries are the training rows (key 0 to
-    themselves); 0: other queries."""
+def _self_pairs(index, Q, self_query):
+    """The kernels' ``(self_mode, self_offset)``: mode 1 skips the target that
+    :func:`fastdr.neighbors._blocks.self_offset` names (X=None); mode 2 gives it key 0
+    instead (queries that are the training rows: their distance to themselves is exactly
+    0); mode 0, other queries, reads no offset."""
     if self_query:
-        return 1
-    return 2 if Q is index.csr else 0
-
-
-def _query_block(m, threads):
-    return int(max(1, min(64, -(-m // (4 * threads)))))
+        return 1, self_offset(True)
+    return (2, 0) if Q is index.csr else (0, self_offset(False))
 
 
 def _to_currency(index, key):
@@ -365,7 +364,7 @@ def kneighbors(index, Q, k, self_query, n_jobs):
     qd, qi, qp, q_inv, q_sq = _arrays(index, Q)
     T = index.csr
     m, n = Q.shape[0], T.shape[0]
-    mode = _self_mode(index, Q, self_query)
+    mode, offset = _self_pairs(index, Q, self_query)
     n_avail = n - (1 if self_query else 0)
     if not 1 <= k <= n_avail:  # the kernels would read heap sentinels as row indices
         raise ValueError(f"n_neighbors={k} must lie in [1, {n_avail}]: there are {n} "
@@ -374,16 +373,17 @@ def kneighbors(index, Q, k, self_query, n_jobs):
     out_key = np.empty((m, k), dtype=np.float64)
     out_i = np.empty((m, k), dtype=np.int64)
     with parallel_section(n_jobs) as threads:
-        block = _query_block(m, threads)
+        block = query_block(m, threads, smallest=1, largest=64)
         if index.kind in _PRODUCT_KINDS:
             extra = 0 if index.kind == codes.COSINE else max(k, 8)
             cd, ci, cp = index.transposed()
             kernels.knn_product(index.kind, qd, qi, qp, q_sq, q_inv, T.data, T.indices,
                                 T.indptr, index.sq_norms, index.inv_norms, cd, ci, cp, k,
-                                min(n_avail, k + extra), mode, 0, block, out_key, out_i)
+                                min(n_avail, k + extra), mode, offset, block, out_key, out_i)
         else:
             kernels.knn_merge(index.kind, index.p, qd, qi, qp, q_inv, T.data, T.indices,
-                              T.indptr, index.inv_norms, k, mode, 0, block, out_key, out_i)
+                              T.indptr, index.inv_norms, k, mode, offset, block, out_key,
+                              out_i)
     return _to_currency(index, out_key), out_i
 
 
@@ -394,10 +394,10 @@ def radius(index, Q, radius_value, self_query, n_jobs):
     _check_power(index, Q)
     qd, qi, qp, q_inv, _ = _arrays(index, Q)
     T = index.csr
-    mode = _self_mode(index, Q, self_query)
+    mode, offset = _self_pairs(index, Q, self_query)
     r = float(radius_value)
     args = (index.kind, index.p, qd, qi, qp, q_inv, T.data, T.indices, T.indptr,
-            index.inv_norms, r, mode, 0)
+            index.inv_norms, r, mode, offset)
     with parallel_section(n_jobs):
         counts = kernels.radius_count(*args)
         indptr = np.zeros(Q.shape[0] + 1, dtype=np.int64)
