@@ -12,7 +12,7 @@ import dask.array as da
 import numpy as np
 
 from .._base import BaseEstimator, ClassifierMixin, TransformerMixin
-from .._validation.arrays import check_classification_targets, check_is_fitted
+from .._validation.arrays import check_is_fitted
 from .._validation.params import check_n_components, check_option, validate_params
 from ..discriminant import LinearDiscriminantAnalysis as LocalLDA
 from ..discriminant import check_class_counts, check_priors, fit_from_statistics
@@ -23,9 +23,8 @@ from ..discriminant._class_scatter import (
 )
 from ..discriminant._solvers import total_minus_within
 from ._utils import (
+    as_dask_classified,
     as_dask_queries,
-    as_dask_rows,
-    as_labels,
     map_method,
     merge_moments,
     row_blocks,
@@ -154,10 +153,8 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         shrinkage = self.shrinkage
         if shrinkage is not None and not isinstance(shrinkage, str):
             shrinkage = float(shrinkage)
-        X = as_dask_rows(X, "LinearDiscriminantAnalysis", min_samples=2)
+        X, classes, codes = as_dask_classified(X, y, "LinearDiscriminantAnalysis")
         m, d = X.shape
-        y = as_labels(y, m)
-        classes, codes = check_classification_targets(y, min_classes=1)
         n_classes = len(classes)
         codes_d = da.from_array(codes, chunks=(X.chunks[0],))
         pairs = list(zip(row_blocks(X), codes_d.to_delayed().ravel(), strict=True))

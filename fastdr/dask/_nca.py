@@ -14,7 +14,7 @@ import numpy as np
 import scipy.optimize
 
 from .._base import BaseEstimator, TransformerMixin
-from .._validation.arrays import check_classification_targets, check_is_fitted
+from .._validation.arrays import check_is_fitted
 from .._validation.params import check_option, check_random_state, check_scalar
 from ..metric_learning._nca import (
     INITS,
@@ -24,9 +24,8 @@ from ..metric_learning._nca import (
     row_partition,
 )
 from ._utils import (
+    as_dask_classified,
     as_dask_queries,
-    as_dask_rows,
-    as_labels,
     broadcast,
     check_n_jobs,
     map_linear,
@@ -116,10 +115,8 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
         check_n_jobs(self.n_jobs)
         if self.callback is not None and not callable(self.callback):
             raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
-        X = as_dask_rows(X, "NeighborhoodComponentsAnalysis", min_samples=2)
+        X, classes, codes = as_dask_classified(X, y, "NeighborhoodComponentsAnalysis")
         m, d = X.shape
-        y = as_labels(y, m)
-        classes, codes = check_classification_targets(y, min_classes=1)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"NeighborhoodComponentsAnalysis needs at least 2 classes; y has a single "
