@@ -21,6 +21,7 @@ from .._runtime.threads import parallel_section
 from .._validation.arrays import check_is_fitted
 from .._validation.params import check_option, check_random_state, check_scalar
 from ..manifold._geodesic import landmark_columns, locality_order, renumber
+from ..manifold._isomap_checks import check_embedding_size, check_n_neighbors
 from ..manifold._isomap_graph import apply_policy, short_circuit_edges, undirected
 from ..manifold._landmarks import triangulate_rows
 from ..manifold._mds_core import embed_from_distances, triangulate
@@ -129,21 +130,9 @@ class Isomap(TransformerMixin, BaseEstimator):
         if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"dtype must be None, np.float32 or np.float64; got {self.dtype!r}.")
         m = X.shape[0]
-        if k >= m:
-            raise ValueError(
-                f"n_neighbors={k} must be smaller than the number of samples ({m}): a point "
-                f"is not its own neighbour. Use n_neighbors <= {m - 1}."
-            )
-        if self.n_landmarks > m:
-            raise ValueError(
-                f"n_landmarks={self.n_landmarks} is larger than the number of points ({m}). "
-                f"Use n_landmarks <= {m}."
-            )
-        if self.n_components > self.n_landmarks:
-            raise ValueError(
-                f"n_components={self.n_components} is larger than n_landmarks "
-                f"({self.n_landmarks}). Use n_components <= {self.n_landmarks}."
-            )
+        check_n_neighbors(k, m)
+        # every point is embedded: on_disconnected="raise" keeps them all
+        check_embedding_size(self.n_components, m, self.n_landmarks)
         return k, dtype
 
     def fit(self, X, y=None):
