@@ -9,6 +9,7 @@ from .._base import BaseEstimator, TransformerMixin
 from .._eigen import spectral_pairs
 from .._validation.arrays import check_is_fitted
 from .._validation.params import check_option, validate_params
+from ..decomposition._pca import fitted_from_spectrum
 from ..decomposition._pca_solvers import Route, check_count
 from ._utils import (
     as_dask_queries,
@@ -110,9 +111,8 @@ class PCA(TransformerMixin, BaseEstimator):
                 scatter, k, solver="auto", what="The scatter matrix of the centred data",
                 psd=True, max_components=None, random_state=self.random_state,
                 overwrite_a=True)
-        route = Route(mean, values, vectors, total, d, None)
-        local._set_fitted(mean, values, vectors, total, m, d, X.dtype, n_spectrum=d,
-                          keep=local._count(route, want, m))
+        fitted_from_spectrum(local, Route(mean, values, vectors, total, d, None), want, (m, d),
+                             X.dtype)
         for name in _FITTED:
             setattr(self, name, getattr(local, name))
         return self

@@ -12,8 +12,10 @@ import dask.array as da
 import numpy as np
 
 from .._base import BaseEstimator, ClassifierMixin, TransformerMixin
-from .._validation.arrays import check_classification_targets, check_is_fitted
+from .._validation.arrays import check_is_fitted
 from .._validation.params import check_n_components, check_option, validate_params
+from ..discriminant import LinearDiscriminantAnalysis as LocalLDA
+from ..discriminant import check_class_counts, check_priors, fit_from_statistics
 from ..discriminant._class_scatter import (
     ledoit_wolf_within,
     shrink_to_scaled_identity,
@@ -21,9 +23,8 @@ from ..discriminant._class_scatter import (
 )
 from ..discriminant._solvers import total_minus_within
 from ._utils import (
+    as_dask_classified,
     as_dask_queries,
-    as_dask_rows,
-    as_labels,
     map_method,
     merge_moments,
     row_blocks,
@@ -31,8 +32,7 @@ from ._utils import (
 )
 
 _FITTED = ("classes_", "means_", "priors_", "covariance_", "scalings_",
-           "explained_variance_ratio_", "coef_", "intercept_", "n_components_", "n_features_in_",
-           "_dtype")
+           "explained_variance_ratio_", "coef_", "intercept_", "n_components_", "n_features_in_")
 
 
 def class_block_moments(block, codes, n_classes):
@@ -147,16 +147,14 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         """
         check_option(self.solver, "solver", ("eigen",))
         # the in-memory estimator's parameter table, counts checks and solve (one code path)
-        local = self._local_class()(n_components=self.n_components, solver=self.solver,
-                                    shrinkage=self.shrinkage, priors=self.priors, tol=self.tol)
+        local = LocalLDA(n_components=self.n_components, solver=self.solver,
+                         shrinkage=self.shrinkage, priors=self.priors, tol=self.tol)
         validate_params(local)
         shrinkage = self.shrinkage
         if shrinkage is not None and not isinstance(shrinkage, str):
             shrinkage = float(shrinkage)
-        X = as_dask_rows(X, "LinearDiscriminantAnalysis", min_samples=2)
+        X, classes, codes = as_dask_classified(X, y, "LinearDiscriminantAnalysis")
         m, d = X.shape
-        y = as_labels(y, m)
-        classes, codes = check_classification_targets(y, min_classes=1)
         n_classes = len(classes)
         codes_d = da.from_array(codes, chunks=(X.chunks[0],))
         pairs = list(zip(row_blocks(X), codes_d.to_delayed().ravel(), strict=True))
@@ -164,8 +162,8 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
         stats = dask.compute(tree_reduce(parts, merge_class_moments))[0]
         counts = np.array([s[0] for s in stats], dtype=np.int64)
         means = np.array([s[1] for s in stats])
-        local._check_counts(classes, counts, m, shrinkage)
-        priors = local._check_priors(counts, m)
+        check_class_counts(classes, counts, m, shrinkage)
+        priors = check_priors(self.priors, counts, m)
         max_components = min(n_classes - 1, d)
         n_components = check_n_components(
             self.n_components, max_components, estimator="LinearDiscriminantAnalysis",
@@ -195,18 +193,13 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
                 means, counts, covariance, shrinkage, empirical=0.5 * (empirical + empirical.T),
                 raw_within=raw if self.priors is not None else None,
                 fourth_moment=fourth_moment)
-        local._fit_from_statistics(classes, means, priors, covariance, n_components,
-                                   max_components, X.dtype, between=between)
+        fit_from_statistics(local, classes, means, priors, covariance, n_components,
+                            max_components, X.dtype, between=between)
         self._local = local
+        self._dtype = X.dtype
         for name in _FITTED:
             setattr(self, name, getattr(local, name))
         return self
-
-    @staticmethod
-    def _local_class():
-        from ..discriminant._lda import LinearDiscriminantAnalysis as LocalLDA
-
-        return LocalLDA
 
     def to_local(self):
         """The fitted in-memory :class:`fastdr.LinearDiscriminantAnalysis` (same attributes).

@@ -20,11 +20,13 @@ from .._kernels.graph.build import geodesic_through_neighbours
 from .._runtime.threads import parallel_section
 from .._validation.arrays import check_is_fitted
 from .._validation.params import check_option, check_random_state, check_scalar
-from ..manifold import _isomap_graph
 from ..manifold._geodesic import landmark_columns, locality_order, renumber
+from ..manifold._isomap_checks import check_embedding_size, check_n_neighbors
+from ..manifold._isomap_graph import apply_policy, short_circuit_edges, undirected
 from ..manifold._landmarks import triangulate_rows
 from ..manifold._mds_core import embed_from_distances, triangulate
-from ._neighbors import NearestNeighbors
+from ..neighbors._base import reported_distances
+from ._neighbors import NearestNeighbors, knn_parts
 from ._utils import as_dask_queries, as_dask_rows, broadcast, stack_rows, task_n_jobs
 
 DEFAULT_N_NEIGHBORS = 5
@@ -43,7 +45,7 @@ def _through_neighbours(knn, panel, rank, fit_dtype, n_jobs):
     """Squared geodesics from a block of new points to one panel of landmarks."""
     sq_dist, ind = knn
     # the neighbour distances as the in-memory search reports them (in the training dtype)
-    dist = np.sqrt(sq_dist).astype(fit_dtype).astype(np.float64)
+    dist = reported_distances(sq_dist, False, fit_dtype).astype(np.float64)
     out = np.empty((ind.shape[0], panel.shape[1]), dtype=np.float64)
     with parallel_section(task_n_jobs(n_jobs)):
         geodesic_through_neighbours(ind, dist, panel, rank, out)
@@ -128,21 +130,9 @@ class Isomap(TransformerMixin, BaseEstimator):
         if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"dtype must be None, np.float32 or np.float64; got {self.dtype!r}.")
         m = X.shape[0]
-        if k >= m:
-            raise ValueError(
-                f"n_neighbors={k} must be smaller than the number of samples ({m}): a point "
-                f"is not its own neighbour. Use n_neighbors <= {m - 1}."
-            )
-        if self.n_landmarks > m:
-            raise ValueError(
-                f"n_landmarks={self.n_landmarks} is larger than the number of points ({m}). "
-                f"Use n_landmarks <= {m}."
-            )
-        if self.n_components > self.n_landmarks:
-            raise ValueError(
-                f"n_components={self.n_components} is larger than n_landmarks "
-                f"({self.n_landmarks}). Use n_components <= {self.n_landmarks}."
-            )
+        check_n_neighbors(k, m)
+        # every point is embedded: on_disconnected="raise" keeps them all
+        check_embedding_size(self.n_components, m, self.n_landmarks)
         return k, dtype
 
     def fit(self, X, y=None):
@@ -164,16 +154,16 @@ class Isomap(TransformerMixin, BaseEstimator):
         dist, ind = dask.compute(*nbrs.kneighbors())
         indptr = np.arange(0, m * k + 1, k, dtype=np.int64)
         directed = (indptr, ind.ravel(), dist.ravel().astype(np.float64))
-        graph = _isomap_graph.undirected(*directed, take_max=True, n_jobs=self.n_jobs)
-        self.short_circuit_edges_ = _isomap_graph.short_circuit_edges(graph, directed,
-                                                                      self.n_jobs)
-        graph, _, n_found, _ = _isomap_graph.apply_policy(
+        graph = undirected(*directed, take_max=True, n_jobs=self.n_jobs)
+        self.short_circuit_edges_ = short_circuit_edges(graph, directed, self.n_jobs)
+        graph, _, n_found, _ = apply_policy(
             "raise", graph, None, graph_param=f"n_neighbors (now {k})", n_jobs=self.n_jobs)
         rng = check_random_state(self.random_state)
         order, rank = locality_order(graph)
         self._local_graph = renumber(graph, order, rank, self.n_jobs)
         self._rank = rank
         self._dtype = dtype
+        self._fit_dtype = X.dtype  # that of the neighbour distances transform reports
         landmarks = np.sort(rng.choice(m, self.n_landmarks, replace=False)).astype(np.int64)
         sources = rank[landmarks]
         self._sources = sources
@@ -248,12 +238,12 @@ class Isomap(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "embedding_")
         X = as_dask_queries(X, self, "Isomap", "transform")
         k = min(self._n_neighbors, self.nbrs_.n_samples_fit_)
-        parts, _ = self.nbrs_._knn_parts(self.nbrs_._query_points(X, "transform"), k)
+        parts, _ = knn_parts(self.nbrs_, X, k, "transform")
         panels = [p.to_delayed().ravel()[0] for p in self._panels()]
         out = []
         for knn in parts:
             sq_parts = [dask.delayed(_through_neighbours, pure=True)(
-                knn, panel, self._rank, self.nbrs_._fit_dtype, self.n_jobs)
+                knn, panel, self._rank, self._fit_dtype, self.n_jobs)
                         for panel in panels]
             out.append(dask.delayed(_place, pure=True)(sq_parts, self._sq_means, self._vectors,
                                                        self.eigenvalues_,

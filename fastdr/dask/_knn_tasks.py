@@ -17,14 +17,14 @@ import dask
 import numpy as np
 
 from .._kernels.heap import INDEX_SENTINEL
-from ..neighbors import _search
+from ..neighbors._search import build_tree, knn_brute, knn_tree
 from ._utils import row_blocks, row_offsets, task_n_jobs
 
 
 def build_index(algorithm, *blocks):
     """One in-memory index (array, tree) from the row blocks of the training data."""
     T = np.ascontiguousarray(np.concatenate(blocks, axis=0))
-    tree = _search.build_tree(T) if algorithm == "kd_tree" else None
+    tree = build_tree(T) if algorithm == "kd_tree" else None
     return T, tree
 
 
@@ -42,10 +42,10 @@ def index_topk(index, Q, k, offset, n_jobs):
         sq = np.empty((m, 0))
         idx = np.empty((m, 0), dtype=np.int64)
     elif tree is not None:
-        sq, idx = _search.knn_tree(tree, Q, kb, self_query=False, n_jobs=n_jobs)
+        sq, idx = knn_tree(tree, Q, kb, self_query=False, n_jobs=n_jobs)
     else:
-        sq, idx = _search.knn_brute(T, np.ascontiguousarray(Q, dtype=T.dtype), kb,
-                                    self_query=False, n_jobs=n_jobs)
+        sq, idx = knn_brute(T, np.ascontiguousarray(Q, dtype=T.dtype), kb, self_query=False,
+                            n_jobs=n_jobs)
     idx = idx + offset
     if kb < k:
         sq = np.hstack([sq, np.full((m, k - kb), np.inf)])

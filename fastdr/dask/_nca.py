@@ -1,11 +1,12 @@
 """Neighbourhood Components Analysis over dask arrays: L-BFGS on the client, map-reduce evals.
 
 The objective ``f(A) = sum_i p_i`` and its gradient are sums over the rows i (each row's
-softmax runs over all m points), so one evaluation is a map over row ranges, each task running
-the in-memory kernel :func:`fastdr.metric_learning._nca.nca_objective_gradient` on its rows,
-and a tree sum. The points (grouped by class, as in memory) are gathered once into one array
-on the cluster and replicated to every worker; each evaluation then ships only ``A`` (r x d)
-out and one objective and one r x d gradient per task back.
+softmax runs over all m points), so one evaluation is a map over the in-memory kernel's fixed
+chunks of rows, each task running :func:`fastdr.metric_learning._nca.nca_chunk_partials` on
+one chunk, and one merge of the partial sums in chunk order
+(:func:`~fastdr.metric_learning._nca.nca_merge_chunks`). The points (grouped by class, as in
+memory) are gathered once into one array on the cluster and replicated to every worker; each
+evaluation then ships only ``A`` (r x d) out and each task's partial sums back.
 """
 
 import dask
@@ -13,21 +14,23 @@ import numpy as np
 import scipy.optimize
 
 from .._base import BaseEstimator, TransformerMixin
-from .._kernels.learners import nca as nca_kernels
-from .._validation.arrays import check_classification_targets, check_is_fitted
+from .._validation.arrays import check_is_fitted
 from .._validation.params import check_option, check_random_state, check_scalar
-from ..metric_learning._nca import row_partition
+from ..metric_learning._nca import (
+    INITS,
+    initial_components,
+    nca_chunk_partials,
+    nca_merge_chunks,
+    row_partition,
+)
 from ._utils import (
+    as_dask_classified,
     as_dask_queries,
-    as_dask_rows,
-    as_labels,
     broadcast,
     check_n_jobs,
     map_linear,
     row_blocks,
 )
-
-INITS = ("auto", "pca", "lda", "identity", "random")
 
 
 def gather(*blocks):
@@ -42,51 +45,9 @@ def take_rows(X, order):
 
 def initial_map(params, X, codes, r):
     """The in-memory estimator's starting map (its own rule, PCA and LDA), on a worker."""
-    from ..metric_learning import NeighborhoodComponentsAnalysis as LocalNCA
-
-    local = LocalNCA(**params)
-    return local._initialize(X, codes, r, check_random_state(params["random_state"]))
-
-
-def chunk_partials(X, codes, A, chunk, n_chunks, block):
-    """One chunk of the in-memory kernel's fixed row partition: (objective, S, colsum, rowsum).
-
-    The partition (``block`` rows per block, ``n_chunks`` chunks of whole blocks) is the one
-    :func:`fastdr.metric_learning._nca.nca_objective_gradient` uses, and the chunk runs the
-    same serial kernel (``_chunk_sums``), so the partial sums are the in-memory ones, bit
-    for bit. O(chunk rows x m r + candidates d) time, O(block m) memory.
-    """
-    m, d = X.shape
-    Z, z_norms = nca_kernels._centred_projection(X, A)
-    ZT = np.ascontiguousarray(Z.T)
-    rows = np.arange(m, dtype=np.int64)
-    n_blocks = -(-m // block)
-    first = chunk * n_blocks // n_chunks
-    last = (chunk + 1) * n_blocks // n_chunks
-    colsum = np.zeros(m)
-    rowsum = np.zeros(m)
-    S = np.zeros((d, d))
-    objective = nca_kernels._chunk_sums(X, Z, ZT, z_norms, codes, rows, block, nca_kernels.AUTO,
-                                        first, last, colsum, rowsum, S)
-    lo, hi = first * block, min(m, last * block)
-    return objective, S, colsum, lo, rowsum[lo:hi]
-
-
-def finish_gradient(X, A, *chunks):
-    """Merge the chunks in chunk order, as the in-memory kernel does; (objective, gradient)."""
-    m, d = X.shape
-    rowsum = np.zeros(m)
-    for _, _, _, lo, part in chunks:
-        rowsum[lo:lo + part.shape[0]] = part
-    objective = 0.0
-    S = np.zeros((d, d))
-    degree = rowsum.copy()
-    for value, S_c, colsum, _, _ in chunks:
-        objective += value
-        S += S_c
-        degree += colsum
-    H = np.dot((X * degree[:, None]).T, X) - S - S.T
-    return objective, -2.0 * np.dot(A, H)
+    return initial_components(X, codes, r, init=params["init"],
+                              n_components=params["n_components"],
+                              rng=check_random_state(params["random_state"]))
 
 
 class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
@@ -154,10 +115,8 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
         check_n_jobs(self.n_jobs)
         if self.callback is not None and not callable(self.callback):
             raise ValueError(f"callback must be callable or None; got {self.callback!r}.")
-        X = as_dask_rows(X, "NeighborhoodComponentsAnalysis", min_samples=2)
+        X, classes, codes = as_dask_classified(X, y, "NeighborhoodComponentsAnalysis")
         m, d = X.shape
-        y = as_labels(y, m)
-        classes, codes = check_classification_targets(y, min_classes=1)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"NeighborhoodComponentsAnalysis needs at least 2 classes; y has a single "
@@ -181,9 +140,9 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
         block, n_chunks = row_partition(m, m)
 
         def evaluate(A):
-            parts = [dask.delayed(chunk_partials)(X_all, codes_all, A, c, n_chunks, block)
+            parts = [dask.delayed(nca_chunk_partials)(X_all, codes_all, A, c, n_chunks, block)
                      for c in range(n_chunks)]
-            return dask.compute(dask.delayed(finish_gradient)(X_all, A, *parts))[0]
+            return dask.compute(dask.delayed(nca_merge_chunks)(X_all, A, *parts))[0]
 
         state = {"n_iter": 0}
 

@@ -9,9 +9,9 @@ from .._kernels.knn.vote import class_votes, weighted_means
 from .._runtime.threads import parallel_section
 from .._validation.arrays import check_classification_targets, check_is_fitted
 from .._validation.params import check_option, check_scalar
-from ..neighbors import _search
 from ..neighbors._base import check_k, reported_distances
 from ..neighbors._predict import neighbour_weights, scaled_targets
+from ..neighbors._search import EXACT_ALGORITHMS, choose_algorithm, knn_csr
 from ._knn_tasks import plan_knn
 from ._utils import (
     as_dask_queries,
@@ -37,7 +37,7 @@ class _DaskNeighborsBase(BaseEstimator):
 
     def _fit_neighbors(self, X):
         check_scalar(self.n_neighbors, "n_neighbors", "int", min_value=1)
-        check_option(self.algorithm, "algorithm", _search.EXACT_ALGORITHMS)
+        check_option(self.algorithm, "algorithm", EXACT_ALGORITHMS)
         check_n_jobs(self.n_jobs)
         if self.broadcast_index not in BROADCAST_OPTIONS or not isinstance(
                 self.broadcast_index, (str, bool)):
@@ -53,7 +53,7 @@ class _DaskNeighborsBase(BaseEstimator):
         self._squared = squared
         self._fit_dtype = X.dtype
         self._fit_X = self._to_metric_space(X)
-        self._algorithm = _search.choose_algorithm(self.algorithm, self._fit_X.shape[1])
+        self._algorithm = choose_algorithm(self.algorithm, self._fit_X.shape[1])
         return X
 
     def _to_metric_space(self, X):
@@ -84,6 +84,33 @@ class _DaskNeighborsBase(BaseEstimator):
                          broadcast=self._use_broadcast(), n_jobs=self.n_jobs)
         return parts, self._fit_X if self_query else Q
 
+
+def knn_parts(nbrs, X, n_neighbors, method):
+    """The planned exact k-NN search of a fitted estimator of this module, one part per block.
+
+    Parameters
+    ----------
+    nbrs : NearestNeighbors, KNeighborsClassifier or KNeighborsRegressor
+        Fitted.
+    X : dask array of shape (n_queries, n_features) or None
+        The queries (checked here, as ``method``'s input); None means the training points,
+        each excluding itself by index.
+    n_neighbors : int
+        k (checked against the number of training points).
+    method : str
+        The calling method's name, for the messages.
+
+    Returns
+    -------
+    parts : list of Delayed
+        One per row block of the queries; each computes to ``(squared distances (rows, k)
+        float64, indices (rows, k) int64)``, ordered by (distance, index) as the in-memory
+        search orders them.
+    queries : dask array
+        The queries in metric space (the training points for ``X=None``), whose row chunks
+        the parts follow.
+    """
+    return nbrs._knn_parts(nbrs._query_points(X, method), n_neighbors)
 
 
 class NearestNeighbors(_DaskNeighborsBase):
@@ -161,9 +188,8 @@ class NearestNeighbors(_DaskNeighborsBase):
             Only when ``return_distance``; in the training dtype.
         indices : dask array of shape (n_queries, n_neighbors), int64
         """
-        Q = self._query_points(X, "kneighbors")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        parts, Q = self._knn_parts(Q, k)
+        parts, Q = knn_parts(self, X, k, "kneighbors")
         rows = Q.chunks[0]
         ind = stack_rows([p[1] for p in parts], rows, k, np.int64)
         if not return_distance:
@@ -191,7 +217,7 @@ class NearestNeighbors(_DaskNeighborsBase):
         check_option(mode, "mode", ("connectivity", "distance"))
         dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
         dist, ind = dask.compute(dist, ind)
-        return _search.knn_csr(dist, ind, mode, self.n_samples_fit_)
+        return knn_csr(dist, ind, mode, self.n_samples_fit_)
 
 
 def kneighbors_graph(X, n_neighbors, *, mode="connectivity", include_self=False,
@@ -248,10 +274,9 @@ class _DaskKNeighborsSupervised(_DaskNeighborsBase):
 
     def _predict_parts(self, X, method, combine, targets, n_cols, dtype):
         check_is_fitted(self, "_fit_X")
-        Q = self._query_points(X, method)
-        if Q is None:
+        if X is None:
             raise ValueError(f"{method} needs query points X (a dask array).")
-        parts, Q = self._knn_parts(Q, self.n_neighbors)
+        parts, Q = knn_parts(self, X, self.n_neighbors, method)
         targets = dask.delayed(targets, pure=True)
         out = [dask.delayed(_vote_block, pure=True)(p, self.weights, self._fit_dtype,
                                                     targets, combine, self.n_jobs)

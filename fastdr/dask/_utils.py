@@ -12,7 +12,7 @@ import dask.array as da
 import numpy as np
 
 from .._distance.metric import apply_linear_map
-from .._validation.arrays import check_array, check_n_features
+from .._validation.arrays import check_array, check_classification_targets, check_n_features
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -120,6 +120,30 @@ def as_dask_queries(X, estimator, name, method):
 
 def _checked_block(block, name):
     return check_array(block, name=name, min_samples=0)
+
+
+def as_dask_classified(X, y, estimator):
+    """Validate a classifier's training data: X as :func:`as_dask_rows` (at least 2 rows), y
+    as :func:`as_labels`, and y's classes.
+
+    Parameters
+    ----------
+    X : dask.array.Array or dask.dataframe.DataFrame
+    y : dask or NumPy array of shape (n_samples,)
+    estimator : str
+        The class name, as in :func:`as_dask_rows`.
+
+    Returns
+    -------
+    X : dask.array.Array
+    classes : ndarray of shape (n_classes,)
+        The sorted labels (at least one).
+    codes : ndarray of shape (n_samples,), int
+        Each row's index into ``classes``.
+    """
+    X = as_dask_rows(X, estimator, min_samples=2)
+    classes, codes = check_classification_targets(as_labels(y, X.shape[0]), min_classes=1)
+    return X, classes, codes
 
 
 def as_labels(y, n_samples, *, name="y"):

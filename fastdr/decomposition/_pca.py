@@ -245,8 +245,7 @@ default="auto"
         else:
             in_place = not self.copy and X.dtype == np.float64 and X.flags.writeable
             route = fit_full(X, in_place, mean)
-        self._set_fitted(route.mean, route.values, route.vectors, route.total, m, d, X.dtype,
-                         n_spectrum=route.n_spectrum, keep=self._count(route, want, m))
+        fitted_from_spectrum(self, route, want, (m, d), X.dtype)
         if route.scores is None:
             return X, None
         # U S of the SVD, its columns flipped as the components' signs were
@@ -254,50 +253,6 @@ default="auto"
         signs = np.sign(np.sum(route.vectors[:, :kept] * self.components_.T, axis=0))
         Z = route.scores[:, :kept] * signs
         return X, np.ascontiguousarray(Z, dtype=self.components_.dtype)
-
-    def _count(self, route, want, m):
-        """d': as asked, or chosen from the whole spectrum (float, "mle" or ``t``)."""
-        if isinstance(want, Integral):
-            return int(want)
-        values = route.values
-        if self.t is not None:
-            return n_components_for_ratio(values, self.t)
-        if want == "mle":
-            return infer_dimension(values / (m - 1), m)
-        ratios = np.cumsum(values / route.total) if route.total > 0 else np.ones_like(values)
-        return min(int(np.searchsorted(ratios, want, side="right")) + 1, values.shape[0])
-
-    def _set_fitted(self, mean, values, vectors, total, m, d, dtype, *, n_spectrum=None,
-                    keep=None):
-        """Fitted attributes from the centred scatter's leading eigenpairs.
-
-        Shared with :class:`fastdr.dask.PCA`, which computes the scatter over a cluster.
-        ``values`` are the scatter's top eigenvalues (descending; the whole spectrum when
-        ``len(values) == n_spectrum``), ``total`` its trace, ``n_spectrum`` the length of
-        the spectrum the noise variance averages over (default ``min(m, d)``), ``keep`` how
-        many pairs to keep (default all given).
-        """
-        n_spectrum = min(m, d) if n_spectrum is None else n_spectrum
-        k = values.shape[0] if keep is None else keep
-        components = fix_signs(np.array(vectors[:, :k], dtype=np.float64)).T
-        variance = values[:k] / (m - 1)
-        self.mean_ = mean.astype(dtype)
-        self.components_ = np.ascontiguousarray(components, dtype=dtype)
-        self.explained_variance_ = variance.astype(dtype)
-        ratio = variance / (total / (m - 1)) if total > 0 else np.zeros_like(variance)
-        self.explained_variance_ratio_ = ratio.astype(dtype)
-        self.singular_values_ = np.sqrt(values[:k]).astype(dtype)
-        if k >= min(m, d):
-            noise = 0.0
-        elif values.shape[0] == n_spectrum:  # the whole spectrum: the mean of the rest
-            noise = float(np.mean(values[k:])) / (m - 1)
-        else:
-            noise = max(total - float(np.sum(values[:k])), 0.0) / (n_spectrum - k) / (m - 1)
-        self.noise_variance_ = np.asarray(noise, dtype=dtype)[()]
-        self.n_components_ = int(k)
-        self.n_features_in_ = int(d)
-        self.n_samples_ = int(m)
-        return self
 
     def transform(self, X):
         """Project X on the principal axes.
@@ -444,3 +399,70 @@ default="auto"
         float
         """
         return float(np.mean(self.score_samples(X)))
+
+
+def fitted_from_spectrum(estimator, route, n_components, shape, dtype):
+    """Set a PCA's fitted attributes from the centred scatter's leading eigenpairs.
+
+    The one implementation behind :class:`PCA` (every solver) and :class:`fastdr.dask.PCA`,
+    which computes the scatter over a cluster. d' is ``n_components`` when it is an int,
+    else it is chosen from the whole spectrum: the smallest count whose cumulative
+    explained-variance ratio exceeds a float (scikit-learn's rule), Minka's ``"mle"``, or
+    the estimator's ``t`` (the textbook's rule). Each component's largest-magnitude entry is
+    made positive. O(d d').
+
+    Parameters
+    ----------
+    estimator : PCA
+        Receives the fitted attributes; its ``t`` is read.
+    route : Route
+        A solver's result (:mod:`._pca_solvers`): the mean, the scatter's top eigenvalues
+        (descending; the whole spectrum when there are ``route.n_spectrum`` of them) with
+        their eigenvectors as columns, the scatter's trace, and the length of the spectrum
+        that the noise variance averages over.
+    n_components : int, float or "mle"
+        The count asked for (already checked), or the rule that chooses it.
+    shape : tuple of int
+        ``(n_samples, n_features)`` of the training data.
+    dtype : numpy dtype
+        The training data's dtype, that of the fitted arrays.
+
+    Returns
+    -------
+    estimator
+    """
+    m, d = shape
+    values = route.values
+    k = _component_count(values, route.total, n_components, m, estimator.t)
+    components = fix_signs(np.array(route.vectors[:, :k], dtype=np.float64)).T
+    variance = values[:k] / (m - 1)
+    total = route.total
+    estimator.mean_ = route.mean.astype(dtype)
+    estimator.components_ = np.ascontiguousarray(components, dtype=dtype)
+    estimator.explained_variance_ = variance.astype(dtype)
+    ratio = variance / (total / (m - 1)) if total > 0 else np.zeros_like(variance)
+    estimator.explained_variance_ratio_ = ratio.astype(dtype)
+    estimator.singular_values_ = np.sqrt(values[:k]).astype(dtype)
+    if k >= min(m, d):
+        noise = 0.0
+    elif values.shape[0] == route.n_spectrum:  # the whole spectrum: the mean of the rest
+        noise = float(np.mean(values[k:])) / (m - 1)
+    else:
+        noise = max(total - float(np.sum(values[:k])), 0.0) / (route.n_spectrum - k) / (m - 1)
+    estimator.noise_variance_ = np.asarray(noise, dtype=dtype)[()]
+    estimator.n_components_ = int(k)
+    estimator.n_features_in_ = int(d)
+    estimator.n_samples_ = int(m)
+    return estimator
+
+
+def _component_count(values, total, want, m, t):
+    """d': as asked, or chosen from the whole spectrum (float, "mle" or ``t``)."""
+    if isinstance(want, Integral):
+        return int(want)
+    if t is not None:
+        return n_components_for_ratio(values, t)
+    if want == "mle":
+        return infer_dimension(values / (m - 1), m)
+    ratios = np.cumsum(values / total) if total > 0 else np.ones_like(values)
+    return min(int(np.searchsorted(ratios, want, side="right")) + 1, values.shape[0])

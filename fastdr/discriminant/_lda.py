@@ -17,7 +17,6 @@ solves the classifier by least squares; ``"eigen"`` solves the generalized eigen
 scikit-learn's ``S_b = S_t - S_w`` (the textbook one when priors and shrinkage are unset).
 """
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -28,7 +27,7 @@ from .._eigen import spectral_pairs
 from .._eigen.values import select_count
 from .._kernels.learners import class_stats
 from .._runtime.threads import parallel_section
-from .._validation.arrays import check_array, check_classification_targets, check_X_y
+from .._validation.arrays import check_classification_targets, check_X_y
 from .._validation.feature_names import record_feature_names
 from .._validation.params import (
     N_JOBS,
@@ -38,6 +37,7 @@ from .._validation.params import (
     check_n_components,
     validate_params,
 )
+from ._checks import check_class_counts, check_priors, check_within_regular
 from ._class_scatter import (
     centred_fourth_moment,
     class_scatter,
@@ -56,8 +56,6 @@ from ._solvers import (
     total_minus_within,
 )
 
-#: A feature whose within-class variance is at most this share of its total variance is flat.
-_FLAT_RATIO = 1e-14
 #: Fitted attributes that only some solvers set (removed before each fit).
 _SOLVER_ATTRIBUTES = ("covariance_", "scalings_", "explained_variance_ratio_")
 
@@ -191,8 +189,8 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
         n_classes = len(classes)
         counts = np.bincount(codes, minlength=n_classes)
         self._check_solver_options(shrinkage)
-        self._check_counts(classes, counts, m, shrinkage)
-        priors = self._check_priors(counts, m)
+        check_class_counts(classes, counts, m, shrinkage)
+        priors = check_priors(self.priors, counts, m)
         max_components = min(n_classes - 1, d)
         n_components = self._check_n_components(max_components)
         for name in _SOLVER_ATTRIBUTES:
@@ -212,8 +210,8 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
             self.n_components_ = int(max_components if n_components is None
                                      else min(max_components, np.ceil(n_components)))
             return self
-        return self._fit_from_statistics(classes, means, priors, covariance, n_components,
-                                         max_components, X.dtype, between=between)
+        return fit_from_statistics(self, classes, means, priors, covariance, n_components,
+                                   max_components, X.dtype, between=between)
 
     def _check_solver_options(self, shrinkage):
         """scikit-learn's refusals: svd with shrinkage or an estimator, both together."""
@@ -331,118 +329,6 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
         self._dtype = dtype
         self._fit_solver = solver
 
-    def _check_counts(self, classes, counts, m, shrinkage):
-        """Refuse one class, too few samples, and single-sample classes under Ledoit-Wolf."""
-        n_classes = len(classes)
-        if n_classes < 2:
-            raise ValueError(
-                f"LinearDiscriminantAnalysis needs at least 2 classes; y has a single class "
-                f"({classes[0]!r}). Pass samples of two or more classes."
-            )
-        if m <= n_classes:
-            raise ValueError(
-                f"The number of samples must be more than the number of classes (to estimate "
-                f"the within-class scatter); got {m} samples for {n_classes} classes. Pass "
-                "more samples."
-            )
-        if shrinkage == "auto" and counts.min() < 2:
-            lone = classes[int(np.argmin(counts))]
-            raise ValueError(
-                f"Class {lone!r} has 1 sample, but shrinkage='auto' (Ledoit-Wolf) estimates "
-                "each class's covariance and needs at least 2 samples per class. Use "
-                "shrinkage=None or a float, or pass more samples of that class."
-            )
-
-    def _fit_from_statistics(self, classes, means, priors, covariance, n_components,
-                             max_components, dtype, between=None):
-        """The eigen solver after the class statistics: the eigenproblem and the classifier.
-
-        ``between`` is ``S_b`` (None: the textbook one with ``priors``). Shared with
-        :class:`fastdr.dask.LinearDiscriminantAnalysis`, which computes the same statistics
-        over a cluster.
-        """
-        centre = priors @ means
-        offsets = (means - centre) * np.sqrt(priors)[:, None]
-        textbook = offsets.T @ offsets
-        self._check_singular(covariance, np.diag(textbook))
-        try:
-            evals, evecs = spectral_pairs(
-                textbook if between is None else between, None, solver="dense",
-                metric=covariance, what="The between-class scatter S_b")
-        except np.linalg.LinAlgError as exc:
-            raise np.linalg.LinAlgError(
-                f"The within-class scatter S_w is not positive definite ({exc}). Use "
-                "shrinkage='auto' or a float to regularise it, or solver='svd'."
-            ) from exc
-        total = evals.sum()
-        # sorted as scikit-learn sorts them (S_t - S_w may have negative eigenvalues)
-        ratios = np.sort(evals / total)[::-1] if total != 0 else np.zeros_like(evals)
-        k = select_count(evals, max_components if n_components is None else n_components,
-                         max_components)
-        # solved in the correlation form D^-1/2 S_w D^-1/2 (D = diag S_w): features in very
-        # different units (one scaled by 1e12) do not make the solve ill-conditioned
-        inv = 1.0 / np.sqrt(np.diag(covariance))
-        corr = covariance * inv[:, None] * inv[None, :]
-
-        def solve(rhs):
-            return inv[:, None] * scipy.linalg.solve(corr, inv[:, None] * rhs, assume_a="pos",
-                                                     check_finite=False)
-
-        scores = gaussian_scores(means, priors, solve)
-        self._set_classifier(classes, means, priors, scores, means.shape[1], dtype, "eigen")
-        self.covariance_ = covariance
-        self.scalings_ = evecs
-        self.explained_variance_ratio_ = ratios[:k]
-        self.n_components_ = int(k)
-        return self
-
-    def _check_priors(self, counts, m):
-        if self.priors is None:
-            return counts / m
-        priors = check_array(self.priors, name="priors", ensure_2d=False, dtype=np.float64)
-        if priors.ndim != 1 or priors.shape[0] != counts.shape[0]:
-            raise ValueError(
-                f"priors must hold one value per class ({counts.shape[0]} classes); got "
-                f"shape {priors.shape}."
-            )
-        if (priors < 0).any():
-            raise ValueError(f"priors must be non-negative; got {priors.tolist()}.")
-        total = priors.sum()
-        if total <= 0:
-            raise ValueError("priors must not all be 0.")
-        if abs(total - 1.0) > 1e-5:
-            warnings.warn(f"The priors do not sum to 1. Renormalizing (they sum to "
-                          f"{total:.6g}); pass priors that sum to 1 to silence this.",
-                          UserWarning, stacklevel=3)
-            priors = priors / total
-        return priors
-
-    def _check_singular(self, covariance, between_diag):
-        # Per feature and scale-free: a feature is flat when its within-class variance is
-        # below 1e-14 of its own total (within + between) variance, so one feature in
-        # units 1e12 times larger than the others does not make them look flat.
-        diag = np.diag(covariance)
-        flat = np.flatnonzero(diag <= _FLAT_RATIO * (diag + between_diag))
-        if flat.size:
-            raise np.linalg.LinAlgError(
-                f"The within-class scatter S_w is singular: feature(s) {flat[:5].tolist()} "
-                "do not vary within any class (within-class variance below "
-                f"{_FLAT_RATIO:g} of the feature's total variance), so S_w is not positive "
-                "definite. Use shrinkage='auto' or "
-                "a float, or solver='svd', or drop those features."
-            )
-        inv = 1.0 / np.sqrt(diag)
-        corr = covariance * inv[:, None] * inv[None, :]
-        values = scipy.linalg.eigvalsh(corr, check_finite=False)
-        ratio = values[0] / values[-1]
-        if ratio < self.tol**2:
-            raise np.linalg.LinAlgError(
-                f"The within-class scatter S_w is singular to working precision (relative "
-                f"singular value {np.sqrt(max(ratio, 0.0)):.3g} < tol={self.tol:g}); there "
-                "are fewer independent samples than features, or collinear features. Use "
-                "shrinkage='auto' or a float to regularise it, or solver='svd' (or lower tol)."
-            )
-
     def transform(self, X):
         """Project X on the discriminant directions.
 
@@ -474,3 +360,78 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
         if getattr(self, "_fit_solver", "eigen") == "svd":  # models pickled before svd: eigen
             return (X - self.xbar_.astype(X.dtype)) @ scalings
         return X @ scalings
+
+
+def fit_from_statistics(estimator, classes, means, priors, covariance, n_components,
+                        max_components, dtype, *, between=None):
+    """The eigen solver after the class statistics: the eigenproblem and the classifier.
+
+    The one implementation behind :class:`LinearDiscriminantAnalysis` (``solver="eigen"``)
+    and :class:`fastdr.dask.LinearDiscriminantAnalysis`, which computes the same statistics
+    over a cluster.
+
+    Parameters
+    ----------
+    estimator : LinearDiscriminantAnalysis
+        Receives the fitted attributes; its ``tol`` is the singularity threshold.
+    classes : ndarray of shape (n_classes,)
+    means : ndarray of shape (n_classes, n_features), float64
+        The class means.
+    priors : ndarray of shape (n_classes,), float64
+        As returned by :func:`check_priors`.
+    covariance : ndarray of shape (n_features, n_features), float64
+        The (shrunk) within-class covariance ``S_w``.
+    n_components : int, float or None
+        Checked ``n_components`` (None: ``max_components``).
+    max_components : int
+        ``min(n_classes - 1, n_features)``.
+    dtype : numpy dtype
+        The dtype of the training data (that of ``transform``'s output).
+    between : ndarray of shape (n_features, n_features) or None
+        ``S_b``; None means the textbook one with ``priors``.
+
+    Returns
+    -------
+    estimator
+        Fitted.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        When ``S_w`` is singular (to working precision) or not positive definite.
+    """
+    centre = priors @ means
+    offsets = (means - centre) * np.sqrt(priors)[:, None]
+    textbook = offsets.T @ offsets
+    check_within_regular(covariance, np.diag(textbook), estimator.tol)
+    try:
+        evals, evecs = spectral_pairs(
+            textbook if between is None else between, None, solver="dense",
+            metric=covariance, what="The between-class scatter S_b")
+    except np.linalg.LinAlgError as exc:
+        raise np.linalg.LinAlgError(
+            f"The within-class scatter S_w is not positive definite ({exc}). Use "
+            "shrinkage='auto' or a float to regularise it, or solver='svd'."
+        ) from exc
+    total = evals.sum()
+    # sorted as scikit-learn sorts them (S_t - S_w may have negative eigenvalues)
+    ratios = np.sort(evals / total)[::-1] if total != 0 else np.zeros_like(evals)
+    k = select_count(evals, max_components if n_components is None else n_components,
+                     max_components)
+    # solved in the correlation form D^-1/2 S_w D^-1/2 (D = diag S_w): features in very
+    # different units (one scaled by 1e12) do not make the solve ill-conditioned
+    inv = 1.0 / np.sqrt(np.diag(covariance))
+    corr = covariance * inv[:, None] * inv[None, :]
+
+    def solve(rhs):
+        return inv[:, None] * scipy.linalg.solve(corr, inv[:, None] * rhs, assume_a="pos",
+                                                 check_finite=False)
+
+    scores = gaussian_scores(means, priors, solve)
+    estimator._set_classifier(classes, means, priors, scores, means.shape[1], dtype, "eigen")
+    estimator.covariance_ = covariance
+    estimator.scalings_ = evecs
+    estimator.explained_variance_ratio_ = ratios[:k]
+    estimator.n_components_ = int(k)
+    return estimator
+

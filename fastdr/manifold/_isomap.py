@@ -30,6 +30,7 @@ from ..neighbors._approximate import no_radius_error
 from ..neighbors._search import NEIGHBORS_ALGORITHMS, from_sklearn_name
 from . import _isomap_graph
 from ._geodesic import PATH_METHODS, all_pairs, canonical_path_method, choose_path_method
+from ._isomap_checks import check_embedding_size, check_n_neighbors
 from ._isomap_precomputed import PrecomputedNeighbors, check_input, check_precomputed
 from ._landmarks import LANDMARK_METHODS, check_geodesic_scale, fit_landmarks
 from ._mds_core import embed_from_distances, triangulate
@@ -278,11 +279,7 @@ class Isomap(TransformerMixin, BaseEstimator):
             dtype = np.dtype(np.float64)
         m = X.shape[0]
         n_neighbors = self.n_neighbors
-        if n_neighbors is not None and n_neighbors >= m:
-            raise ValueError(
-                f"n_neighbors={n_neighbors} must be smaller than the number of samples ({m}): "
-                f"a point is not its own neighbour. Use n_neighbors <= {m - 1}."
-            )
+        check_n_neighbors(n_neighbors, m)
         graph_param = (f"radius (now {self.radius})" if n_neighbors is None
                        else f"n_neighbors (now {n_neighbors})")
         precomputed = self.metric == "precomputed"
@@ -313,19 +310,7 @@ class Isomap(TransformerMixin, BaseEstimator):
                     else NearestNeighbors(**nbrs.get_params()).fit(X_kept))
         log.done(f"connected components ({n_found} found, policy {self.on_disconnected!r})")
         m_kept = X_kept.shape[0]
-        limit, what = m_kept, f"the number of embedded points ({m_kept})"
-        if self.n_landmarks is not None:
-            if self.n_landmarks > m_kept:
-                raise ValueError(
-                    f"n_landmarks={self.n_landmarks} is larger than the number of embedded "
-                    f"points ({m_kept}). Use n_landmarks <= {m_kept}."
-                )
-            limit, what = self.n_landmarks, f"n_landmarks ({self.n_landmarks})"
-        if self.n_components > limit:
-            raise ValueError(
-                f"n_components={self.n_components} is larger than {what}. "
-                f"Use n_components <= {limit}."
-            )
+        check_embedding_size(self.n_components, m_kept, self.n_landmarks)
         self.n_features_in_ = X.shape[1]
         self.nbrs_ = nbrs
         rng = check_random_state(self.random_state)

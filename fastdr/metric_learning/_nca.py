@@ -84,6 +84,136 @@ def nca_objective_gradient(X, A, codes, rows=None, *, n_jobs=None):
     return float(objective), gradient
 
 
+def nca_chunk_partials(X, codes, A, chunk, n_chunks, block):
+    """One chunk of the NCA kernel's fixed row partition: its partial sums.
+
+    The rows of all m points form blocks of ``block`` rows, split into ``n_chunks`` chunks
+    of whole blocks (:func:`row_partition`), as :func:`nca_objective_gradient` splits them;
+    the chunk runs the same serial kernel, so its partial sums are those of the in-memory
+    evaluation, bit for bit (:func:`nca_merge_chunks` merges them; fastdr.dask runs one task
+    per chunk). Time O(chunk rows x m r + candidates d), memory O(block m + m (r + d)).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d), float64, C-contiguous
+        All points (grouped by class, as ``fit`` orders them).
+    codes : ndarray of shape (m,), int64
+    A : ndarray of shape (r, d), float64, C-contiguous
+    chunk : int
+        Which chunk, in ``[0, n_chunks)``.
+    n_chunks, block : int
+        As returned by :func:`row_partition`.
+
+    Returns
+    -------
+    objective : float
+        The chunk's sum of ``p_i``.
+    S : ndarray of shape (d, d)
+        The chunk's ``sum X_blk^T (W_blk X)``.
+    colsum : ndarray of shape (m,)
+        The chunk's column sums of W.
+    start : int
+        The first row of the chunk.
+    rowsum : ndarray of shape (rows of the chunk,)
+        The row sums of W of the chunk's rows.
+    """
+    m, d = X.shape
+    Z, z_norms = nca_kernels._centred_projection(X, A)
+    ZT = np.ascontiguousarray(Z.T)
+    rows = np.arange(m, dtype=np.int64)
+    n_blocks = -(-m // block)
+    first = chunk * n_blocks // n_chunks
+    last = (chunk + 1) * n_blocks // n_chunks
+    colsum = np.zeros(m)
+    rowsum = np.zeros(m)
+    S = np.zeros((d, d))
+    objective = nca_kernels._chunk_sums(X, Z, ZT, z_norms, codes, rows, block, nca_kernels.AUTO,
+                                        first, last, colsum, rowsum, S)
+    start, stop = first * block, min(m, last * block)
+    return objective, S, colsum, start, rowsum[start:stop]
+
+
+def nca_merge_chunks(X, A, *chunks):
+    """The NCA objective and its gradient from the partial sums of every chunk.
+
+    Merged in chunk order, as :func:`nca_objective_gradient` merges its chunks. Time
+    O(m d^2 + r d^2), memory O(m d).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d), float64
+    A : ndarray of shape (r, d), float64
+    *chunks : tuple
+        :func:`nca_chunk_partials` of chunks ``0, 1, ..., n_chunks - 1``, in that order.
+
+    Returns
+    -------
+    objective : float
+    gradient : ndarray of shape (r, d)
+    """
+    m, d = X.shape
+    rowsum = np.zeros(m)
+    for _, _, _, start, part in chunks:
+        rowsum[start:start + part.shape[0]] = part
+    objective = 0.0
+    S = np.zeros((d, d))
+    degree = rowsum.copy()
+    for value, S_c, colsum, _, _ in chunks:
+        objective += value
+        S += S_c
+        degree += colsum
+    H = np.dot((X * degree[:, None]).T, X) - S - S.T
+    return objective, -2.0 * np.dot(A, H)
+
+
+def initial_components(X, codes, r, *, init, n_components, rng, verbose=0):
+    """The starting map of NCA: scikit-learn's rule for a named ``init``, or the array given.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, d), float64
+    codes : ndarray of shape (m,), int64
+        Class codes ``0 .. n_classes - 1``.
+    r : int
+        Rows of the map.
+    init : {"auto", "pca", "lda", "identity", "random"} or array-like of shape (r, d)
+        ``"auto"`` picks ``"lda"``, ``"pca"`` or ``"identity"`` as scikit-learn does.
+    n_components : int or None
+        The estimator's ``n_components`` (for the check of an array ``init``).
+    rng : numpy.random.RandomState or Generator
+        Draws ``"random"`` and seeds the PCA start.
+    verbose : int, default=0
+        1 or more times the PCA or LDA start, as scikit-learn prints it.
+
+    Returns
+    -------
+    ndarray of shape (r, d)
+
+    Raises
+    ------
+    ValueError
+        For ``init="lda"`` with more than ``min(d, n_classes - 1)`` rows, or a bad array.
+    """
+    m, d = X.shape
+    if not isinstance(init, str):
+        return check_init_array(init, d, n_components)
+    n_classes = int(codes.max()) + 1
+    init = resolve_init(init, r, m, d, n_classes)
+    if init == "identity":
+        return np.eye(r, d)
+    if init == "random":
+        return np.ascontiguousarray(rng.standard_normal(size=(r, d)))
+    if init == "pca":
+        return timed_start("pca", lambda: pca_start(X, r, rng), verbose)
+    if r > min(d, n_classes - 1):
+        raise ValueError(
+            f"init='lda' with n_components={r}: n_components cannot be larger than "
+            f"min(n_features, n_classes - 1) = {min(d, n_classes - 1)}. Pass "
+            f"n_components <= {min(d, n_classes - 1)}, or init='auto'."
+        )
+    return timed_start("lda", lambda: lda_start(X, codes, r), verbose)
+
+
 class NeighborhoodComponentsAnalysis(MahalanobisMixin, BaseEstimator):
     """Neighbourhood Components Analysis: a linear map that makes soft 1-NN classify well.
 
@@ -238,7 +368,9 @@ default="auto"
         if previous is not None:
             A0 = np.array(previous, dtype=np.float64, order="C")
         else:
-            A0 = self._initialize(X64, codes, r, self.random_state_)
+            A0 = initial_components(X64, codes, r, init=self.init,
+                                    n_components=self.n_components, rng=self.random_state_,
+                                    verbose=self.verbose)
         # the objective does not depend on the order of the points; grouped by class, the
         # softmax candidates of a block of rows sit close together in memory (measured: 20%
         # faster per evaluation at m=5000)
@@ -289,28 +421,6 @@ default="auto"
     def _fastdr_tags(self):
         # fit needs the labels, as scikit-learn's NCA declares in its tags
         return {"target_tags.required": True}
-
-    def _initialize(self, X, codes, r, rng):
-        """The starting map for ``init`` (an array is checked; names follow sklearn's rule)."""
-        m, d = X.shape
-        if not isinstance(self.init, str):
-            return check_init_array(self.init, d, self.n_components)
-        n_classes = int(codes.max()) + 1
-        init = resolve_init(self.init, r, m, d, n_classes)
-        if init == "identity":
-            return np.eye(r, d)
-        if init == "random":
-            return np.ascontiguousarray(rng.standard_normal(size=(r, d)))
-        verbose = getattr(self, "verbose", 0)
-        if init == "pca":
-            return timed_start("pca", lambda: pca_start(X, r, rng), verbose)
-        if r > min(d, n_classes - 1):
-            raise ValueError(
-                f"init='lda' with n_components={r}: n_components cannot be larger than "
-                f"min(n_features, n_classes - 1) = {min(d, n_classes - 1)}. Pass "
-                f"n_components <= {min(d, n_classes - 1)}, or init='auto'."
-            )
-        return timed_start("lda", lambda: lda_start(X, codes, r), verbose)
 
     # -- optimisers -------------------------------------------------------------------------
 
