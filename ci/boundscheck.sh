@@ -36,7 +36,7 @@ run tests/kernels/test_kernels_heap.py tests/neighbors/test_neighbors.py tests/k
     tests/kernels/test_spectral.py tests/kernels/test_distances.py tests/neighbors/test_pairwise.py \
     tests/kernels/test_graph.py tests/manifold/test_lle.py tests/parity/test_parity_lle.py tests/manifold/test_mds.py
 run tests/eigen/test_eigen.py -k "block_product or upper_triangle"
-run tests/kernels/test_gram_product.py tests/parity/test_parity_linear.py -k "gram or fused or out_of_range"
+run tests/kernels/test_gram_product.py tests/parity/test_parity_pca.py -k "gram or fused or out_of_range"
 # sparse_distances (sparse k-NN, radius, pairwise)
 run tests/neighbors/test_sparse_neighbours.py
 # kernel_matrix, centering

@@ -1,8 +1,8 @@
-"""Drop-in parity with scikit-learn 1.9.1's linear estimators, on the same data (issue 14).
+"""Drop-in parity with scikit-learn 1.9.1's PCA, on the same data (issue 14).
 
-Each estimator has its own section; every parameter value the issue names is compared
-against scikit-learn's own answer: the same fitted attributes (components equal, signs
-included), the same scores to 1e-8, the same error class and key phrase.
+Every parameter value the issue names is compared against scikit-learn's own answer: the
+same fitted attributes (components equal, signs included), the same scores to 1e-8, the same
+error class and key phrase.
 """
 
 import inspect
@@ -16,8 +16,6 @@ from sklearn import decomposition as skd
 import fastdr
 from fastdr.decomposition._pca_mle import minka_log_evidence
 from fastdr.decomposition._pca_solvers import resolve_auto
-
-# ============================================================================== PCA
 
 PCA_SOLVERS = ["auto", "full", "covariance_eigh", "arpack", "randomized"]
 PCA_FORMS = [None, 3, 0.8, "mle", 0]
