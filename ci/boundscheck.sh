@@ -29,12 +29,14 @@ PY
 run() { $PYTHON -m pytest -q -p no:randomly -m "not slow and not jit_only" "$@"; }
 # heap, reservoir, knn, knn_screen, distances, vote, pairs (radius), graph, graph_build, lle (and
 # lle_methods, lle_assembly), mds_restore,
-# matrix_checks, block_product, gram_product (and its PCA route)
-run tests/kernels/test_kernels_heap.py tests/neighbors/test_neighbors.py tests/kernels/test_knn_screen.py \
-    tests/neighbors/test_pairwise.py \
+# matrix_checks, block_product, gram_product (and its PCA route); the kernel families' own
+# reference tests (spectral: centering, block products, dot kernels; distances: matrix
+# checks, CSR pairs, Minkowski and cosine; knn: screen, votes)
+run tests/kernels/test_kernels_heap.py tests/neighbors/test_neighbors.py tests/kernels/test_knn.py \
+    tests/kernels/test_spectral.py tests/kernels/test_distances.py tests/neighbors/test_pairwise.py \
     tests/kernels/test_graph.py tests/manifold/test_lle.py tests/parity/test_parity_lle.py tests/manifold/test_mds.py
 run tests/eigen/test_eigen.py -k "block_product or upper_triangle"
-run tests/kernels/test_gram_product.py tests/parity/test_parity_linear.py -k "gram or fused or out_of_range"
+run tests/kernels/test_gram_product.py tests/parity/test_parity_pca.py -k "gram or fused or out_of_range"
 # sparse_distances (sparse k-NN, radius, pairwise)
 run tests/neighbors/test_sparse_neighbours.py
 # kernel_matrix, centering

@@ -341,3 +341,92 @@ def rp_tree(X, seed, leaf_size, pick):
             nodes += [[lo, cut, -1, -1, -1, -1], [cut, hi, -1, -1, -1, -1]]
         node += 1
     return [tuple(t) for t in nodes], perm
+
+
+# ---- kernels without an estimator-level reference (appended by the house refactor) ----
+
+
+def double_centre(A, square, scale):
+    """``scale * J f(A) J`` with ``J = I - 11^T / m`` as a matrix product, and the row means
+    of ``f(A)``; ``f`` squares the entries (rounded to A's dtype, as stored) or is the
+    identity."""
+    A = np.asarray(A)
+    F = (A.astype(np.float64) ** 2).astype(A.dtype) if square else A
+    F = F.astype(np.float64)
+    m = F.shape[0]
+    J = np.eye(m) - 1.0 / m
+    return scale * (J @ F @ J), F.mean(axis=1)
+
+
+def symmetry_stats(A):
+    """(largest |A_ij - A_ji|, largest |A_ij|, smallest A_ij) of a square matrix, in float64."""
+    A = np.asarray(A, dtype=np.float64)
+    return np.abs(A - A.T).max(), np.abs(A).max(), A.min()
+
+
+def reduced_distances(X, Y, kind, p=1.0):
+    """Reduced Minkowski-family or cosine distances by broadcasting, in float64.
+
+    kind 0: sum |x - y|; 1: max |x - y|; 2: sum |x - y|^p; 3: 1 - x.y clipped to [0, 2] (on
+    rows normalised by the caller).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    if kind == 3:
+        return np.clip(1.0 - X @ Y.T, 0.0, 2.0)
+    diff = np.abs(X[:, None, :] - Y[None, :, :])
+    if kind == 0:
+        return diff.sum(-1)
+    if kind == 1:
+        return diff.max(-1, initial=0.0)
+    return (diff ** p).sum(-1)
+
+
+def smallest_per_row(D, k, skip_offset=-1):
+    """The k smallest entries of each row by (value, column), row i skipping column
+    i + skip_offset unless it is negative: (values, columns) by a full stable sort."""
+    D = np.array(D, dtype=np.float64)
+    if skip_offset >= 0:
+        rows = np.arange(D.shape[0])
+        D[rows, rows + skip_offset] = np.inf
+    order = np.lexsort((np.broadcast_to(np.arange(D.shape[1]), D.shape), D), axis=-1)[:, :k]
+    return np.take_along_axis(D, order, 1), order
+
+
+def within_per_row(D, r, skip_offset=-1):
+    """Columns (ascending) and values of the entries <= r of each row, skipping as in
+    :func:`smallest_per_row`."""
+    out = []
+    for i, row in enumerate(np.asarray(D, dtype=np.float64)):
+        cols = [j for j in np.flatnonzero(row <= r) if skip_offset < 0 or j != i + skip_offset]
+        out.append((np.array(cols, dtype=np.int64), row[cols]))
+    return out
+
+
+def inverse_distance_weights(dist):
+    """1/d per neighbour; a row with a zero distance weights its zero-distance neighbours 1
+    and the others 0."""
+    out = []
+    for row in np.asarray(dist, dtype=np.float64):
+        out.append((row == 0).astype(float) if (row == 0).any() else 1.0 / row)
+    return np.array(out).reshape(np.shape(dist))
+
+
+def class_fractions(neigh_idx, weights, y_codes, n_classes):
+    """Share of each class in the neighbours' weights, per query (a zero row when the
+    weights sum to 0), by a loop over the classes."""
+    out = np.zeros((len(neigh_idx), n_classes))
+    for i, (idx, w) in enumerate(zip(neigh_idx, weights, strict=True)):
+        for c in range(n_classes):
+            out[i, c] = np.sum(np.asarray(w, dtype=np.float64)[y_codes[idx] == c])
+        total = np.sum(w)
+        if total > 0:
+            out[i] /= total
+    return out
+
+
+def smallest_pairs(keys, n):
+    """The n smallest (key, index) pairs of a stream, ties by the smaller index."""
+    keys = np.asarray(keys)
+    order = np.lexsort((np.arange(keys.size), keys))[:n]
+    return sorted(zip(keys[order].tolist(), order.tolist(), strict=True))

@@ -6,8 +6,7 @@ kernel matrix of the training samples and projects new samples through kernel su
 """
 
 from ._centred import centred_gram, centred_scatter, project_centred
-from ._kernel_pca import KernelPCA, _CentredKernel
+from ._kernel_pca import KernelPCA
 from ._pca import PCA
 
-__all__ = ["PCA", "KernelPCA", "centred_gram", "centred_scatter", "project_centred",
-           "_CentredKernel"]
+__all__ = ["PCA", "KernelPCA", "centred_gram", "centred_scatter", "project_centred"]

@@ -66,15 +66,25 @@ def test_clone_pickle_and_pipeline(name):
         np.testing.assert_array_equal(restored.kneighbors()[1], out)
 
 
-def test_grid_search_over_fastdr_parameters():
+def test_grid_search_over_fastdr_parameters_equals_sklearns():
+    from sklearn.decomposition import PCA as SkPCA
+    from sklearn.neighbors import KNeighborsClassifier as SkKNN
+
     X, y = small_data(m=120)
-    search = GridSearchCV(make_estimator("KNeighborsClassifier"),
-                          {"n_neighbors": [1, 3, 5], "weights": ["uniform", "distance"]}, cv=3)
-    search.fit(X, y)
-    assert search.best_params_["n_neighbors"] in (1, 3, 5)
-    if "PCA" in dict(public_estimators()):
-        pipe = make_pipeline(make_estimator("PCA"), make_estimator("KNeighborsClassifier"))
-        GridSearchCV(pipe, {"pca__n_components": [1, 2]}, cv=3).fit(X, y)
+    grid = {"n_neighbors": [1, 3, 5], "weights": ["uniform", "distance"]}
+    ours = GridSearchCV(make_estimator("KNeighborsClassifier"), grid, cv=3).fit(X, y)
+    theirs = GridSearchCV(SkKNN(**PARAMS["KNeighborsClassifier"]), grid, cv=3).fit(X, y)
+    assert ours.best_params_ == theirs.best_params_
+    np.testing.assert_array_equal(ours.cv_results_["mean_test_score"],
+                                  theirs.cv_results_["mean_test_score"])
+    grid = {"pca__n_components": [1, 2]}
+    ours = GridSearchCV(make_pipeline(make_estimator("PCA"), make_estimator(
+        "KNeighborsClassifier")), grid, cv=3).fit(X, y)
+    theirs = GridSearchCV(make_pipeline(SkPCA(**PARAMS["PCA"]), SkKNN(
+        **PARAMS["KNeighborsClassifier"])), grid, cv=3).fit(X, y)
+    assert ours.best_params_ == theirs.best_params_
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               theirs.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", [n for n, c in public_estimators() if hasattr(c, "transform")])

@@ -1,3 +1,5 @@
+"""The bounded k-NN heap and the reservoir selection, against a full stable sort."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,6 +15,9 @@ from fastdr._kernels.heap import (
     heap_push_row,
     heap_sort,
 )
+from fastdr._kernels.reservoir import keep_smallest, reservoir_finish
+
+from .. import reference
 
 
 @settings(max_examples=60, deadline=None)
@@ -105,7 +110,6 @@ def test_reservoir_keeps_the_smallest_by_key_then_index(seed):
     # the screen's reservoir (appends inline, compactions by keep_smallest) over one row of
     # 500 keys: 7 full chunks of 64 and a ragged tail of 52, many ties, a small reservoir
     from fastdr._kernels.knn.screen import _screen_tile
-    from fastdr._kernels.reservoir import reservoir_finish
 
     rng = np.random.default_rng(seed)
     keys = rng.integers(0, 20, 500).astype(np.float64)  # many ties
@@ -122,6 +126,33 @@ def test_reservoir_keeps_the_smallest_by_key_then_index(seed):
     assert kept == n and largest == keys[order].max()
     got = sorted(zip(buf_d[0, :kept], buf_i[0, :kept], strict=True))
     assert got == sorted(zip(keys[order], order, strict=True))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("count,n", [(1, 1), (2, 1), (5, 5), (9, 4), (31, 7), (200, 16),
+                                     (200, 1)])
+@pytest.mark.parametrize("ties", [False, True])
+def test_keep_smallest_and_finish_match_a_full_sort(dtype, count, n, ties):
+    rng = np.random.default_rng(count * 31 + n)
+    keys = (rng.integers(0, 4, count) if ties else rng.standard_normal(count)).astype(dtype)
+    order = rng.permutation(count)  # indices arrive in any order
+    buf_d = keys[order].copy()
+    buf_i = order.astype(np.int64)
+    want = reference.smallest_pairs(keys, n)
+    largest = keep_smallest(buf_d, buf_i, count, n)
+    assert sorted(zip(buf_d[:n].tolist(), buf_i[:n].tolist(), strict=True)) == want
+    assert largest == want[-1][0]
+    # finishing: a full buffer compacts, a short one is kept as it is
+    buf_d = keys[order].copy()
+    buf_i = order.astype(np.int64)
+    kept, largest = reservoir_finish(buf_d, buf_i, count, n)
+    assert kept == min(count, n) and largest == want[-1][0]
+    assert sorted(zip(buf_d[:kept].tolist(), buf_i[:kept].tolist(), strict=True)) == want
+
+
+def test_reservoir_finish_of_an_empty_row():
+    kept, largest = reservoir_finish(np.empty(4), np.empty(4, dtype=np.int64), 0, 3)
+    assert kept == 0 and largest == np.inf
 
 
 def test_trailing_zeros():

@@ -19,8 +19,18 @@ import re
 import warnings
 
 import pytest
+import sklearn.manifold
+import sklearn.metrics
+import sklearn.neighbors as skn
 
 import fastdr
+from fastdr.neighbors import (
+    KNeighborsClassifier,
+    KNeighborsRegressor,
+    NearestNeighbors,
+    kneighbors_graph,
+    radius_neighbors_graph,
+)
 
 from ..estimators import small_data
 
@@ -215,3 +225,25 @@ def test_the_signature_checker_can_fail():
     assert not _same_default(1, True) and not _same_default("1", 1)
     assert _same_default(0, 0.0) and _same_default(None, None)
     assert documented_attributes(_sklearn("PCA", "sklearn.decomposition"))[0] == "components_"
+
+
+# the neighbour estimators and functions of issue 15, and ClassicalMDS with its metrics
+@pytest.mark.parametrize("est,sk_est", [
+    (NearestNeighbors, skn.NearestNeighbors),
+    (KNeighborsClassifier, skn.KNeighborsClassifier),
+    (KNeighborsRegressor, skn.KNeighborsRegressor),
+    (kneighbors_graph, skn.kneighbors_graph),
+    (radius_neighbors_graph, skn.radius_neighbors_graph),
+    (fastdr.pairwise_distances, sklearn.metrics.pairwise_distances),
+    (fastdr.ClassicalMDS, sklearn.manifold.ClassicalMDS),
+])
+def test_signature_has_every_sklearn_parameter(est, sk_est):
+    ours = inspect.signature(est).parameters
+    for name, param in inspect.signature(sk_est).parameters.items():
+        if param.kind == param.VAR_KEYWORD:
+            assert any(p.kind == p.VAR_KEYWORD for p in ours.values())
+            continue
+        assert name in ours, name
+        assert ours[name].default == param.default or (
+            ours[name].default is param.default), name
+        assert ours[name].kind == param.kind, name

@@ -1,10 +1,13 @@
-"""The certified float32 screen of float64 k-NN (fastdr/_kernels/knn_screen.py)."""
+"""Exact k-NN kernels: the certified float32 screen of float64 k-NN
+(fastdr/_kernels/knn/screen.py) and the neighbour votes and means (fastdr/_kernels/knn/vote.py),
+called directly and compared with the naive references of tests/reference.py."""
 
 import numpy as np
 import pytest
 
 import fastdr
 from fastdr._kernels.knn import screen as knn_screen
+from fastdr._kernels.knn import vote
 from fastdr._runtime.threads import parallel_section
 
 from .. import reference
@@ -144,3 +147,53 @@ def test_queries_that_are_the_fitted_array_reuse_its_norms_exactly(dtype, rng):
     np.testing.assert_array_equal(same_d, copy_d)
     ref_d, ref_i = reference.knn(X.astype(np.float64), X.astype(np.float64), 6)
     np.testing.assert_array_equal(same_i, ref_i)
+
+
+def _neighbourhoods(rng, m, k, n_train, ties):
+    """Random neighbour lists and distances; ``ties`` puts zero distances in some rows and
+    equal class weights in others."""
+    idx = rng.integers(0, n_train, (m, k))
+    dist = rng.uniform(0.1, 2.0, (m, k))
+    if ties and m > 1:
+        dist[0, : max(1, k // 2)] = 0.0  # coincident neighbours take all the weight
+        dist[1] = 1.0  # equal weights
+    return idx, dist
+
+
+@pytest.mark.parametrize("m,k,n_classes", [(1, 1, 1), (1, 4, 3), (2, 2, 2), (40, 5, 3),
+                                           (300, 11, 6)])
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+def test_votes_and_weights_match_the_reference(rng, m, k, n_classes, weights):
+    n_train = 50
+    idx, dist = _neighbourhoods(rng, m, k, n_train, ties=True)
+    y_codes = rng.integers(0, n_classes, n_train)
+    if weights == "uniform":
+        w = np.ones((m, k))
+    else:
+        w = vote.inverse_distance_weights(dist)
+        np.testing.assert_array_equal(w, reference.inverse_distance_weights(dist))
+    fractions = vote.class_votes(idx, w, y_codes, n_classes)
+    np.testing.assert_allclose(fractions, reference.class_fractions(idx, w, y_codes, n_classes),
+                               rtol=1e-13, atol=1e-15)
+    classes = np.arange(n_classes)
+    # the first class wins a tie, as in the reference vote
+    np.testing.assert_array_equal(np.argmax(fractions, axis=1),
+                                  reference.knn_vote(idx, dist, y_codes, classes, weights))
+
+
+def test_class_votes_leave_a_weightless_row_at_zero():
+    idx = np.array([[0, 1], [1, 0]])
+    w = np.array([[0.0, 0.0], [1.0, 3.0]])
+    got = vote.class_votes(idx, w, np.array([0, 1]), 2)
+    np.testing.assert_array_equal(got, [[0.0, 0.0], [0.75, 0.25]])
+
+
+@pytest.mark.parametrize("m,k,n_outputs", [(1, 1, 1), (1, 3, 2), (30, 4, 1), (200, 9, 3)])
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+def test_weighted_means_match_the_reference(rng, m, k, n_outputs, weights):
+    idx, dist = _neighbourhoods(rng, m, k, 60, ties=True)
+    y = rng.standard_normal((60, n_outputs))
+    w = np.ones((m, k)) if weights == "uniform" else vote.inverse_distance_weights(dist)
+    got = vote.weighted_means(idx, w, y)
+    np.testing.assert_allclose(got, reference.knn_mean(idx, dist, y, weights), rtol=1e-13,
+                               atol=1e-15)
