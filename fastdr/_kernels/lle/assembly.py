@@ -1,8 +1,11 @@
 """Race-free CSR assembly of a matrix given as a sum of small dense symmetric blocks.
 
-``M = sum_i P_i^T B_i P_i``: ``P_i`` picks the index set ``S_i = sets[i]`` and ``B_i =
-blocks[i]`` is ``|S_i| x |S_i|`` (the modified, Hessian and LTSA variants of LLE, see
-:mod:`fastdr._kernels.lle.methods`). Reverse lists give, for every row r, the points whose set
+``M = sum_i P_i^T B_i P_i``: ``P_i`` picks the index set ``S_i = sets[i]`` and ``B_i`` is
+``|S_i| x |S_i|``, given either densely (``blocks[i]``: the modified, Hessian and LTSA
+variants of LLE, see :mod:`fastdr._kernels.lle.methods`) or as a rank-one ``u_i u_i^T`` by
+its vector ``u_i = blocks[i]`` (standard LLE: ``S_i = (i, neighbours of i)`` and ``u_i = (1,
+-w_i)``, the row i of ``I - W``, see :mod:`fastdr._kernels.lle.weights`). This is the one
+assembly of M for all four methods. Reverse lists give, for every row r, the points whose set
 holds r; one parallel iteration owns whole rows of M, first counting their distinct columns,
 then filling them, summing over the points in ascending order. With exactly symmetric blocks,
 M is bitwise symmetric and does not depend on the thread count. The sets must hold distinct
@@ -90,9 +93,11 @@ def set_row_counts(sets, ptr, point, n_blocks):
 def block_fill(blocks, sets, ptr, point, slot, n_blocks, indptr, out_indices, out_data):
     """Fill the CSR arrays of ``M = sum_i P_i^T B_i P_i``, columns ascending in each row.
 
-    Entry (r, j) is the sum of ``blocks[i, slot of r, slot of j]`` over the points i whose
-    set holds both, in ascending i. Time O(m s^2 + nnz log(nnz / m)), memory
-    O(n_blocks in flight x m).
+    ``blocks`` is (n, s, s), the dense blocks, or (n, s), the vectors u_i of rank-one blocks
+    ``u_i u_i^T`` (never formed). Entry (r, j) is the sum of ``B_i[slot of r, slot of j]``
+    over the points i whose set holds both, in ascending i; a rank-one term is computed as
+    ``u_i[slot of r] * u_i[slot of j]``. ``out_indices`` may be int32 or int64.
+    Time O(m s^2 + nnz log(nnz / m)), memory O(n_blocks in flight x m).
     """
     m = ptr.shape[0] - 1
     s = sets.shape[1]
@@ -115,6 +120,11 @@ def block_fill(blocks, sets, ptr, point, slot, n_blocks, indptr, out_indices, ou
                 position[cols[c]] = start + c
             for t in range(ptr[r], ptr[r + 1]):
                 i = point[t]
-                row = blocks[i, slot[t]]
-                for c in range(s):
-                    out_data[position[sets[i, c]]] += row[c]
+                if blocks.ndim == 2:  # resolved at compile time: one branch is compiled
+                    a = blocks[i, slot[t]]
+                    for c in range(s):
+                        out_data[position[sets[i, c]]] += a * blocks[i, c]
+                else:
+                    row = blocks[i, slot[t]]
+                    for c in range(s):
+                        out_data[position[sets[i, c]]] += row[c]
