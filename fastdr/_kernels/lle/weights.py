@@ -22,6 +22,8 @@ i in ascending order, so M is bitwise symmetric and independent of the thread co
 import numpy as np
 from numba import njit, prange
 
+from ..knn.vote import add_weighted_rows
+
 _MAX_RETRIES = 40
 
 
@@ -156,13 +158,8 @@ def barycenter_weights(Q, T, indices, reg, block, out_w, out_retries):
 @njit(cache=True, parallel=True)
 def weighted_rows(weights, indices, Y):
     """``out[i] = sum_c weights[i, c] * Y[indices[i, c]]`` (new samples' embedding). O(q k p)."""
-    q, k = indices.shape
-    p = Y.shape[1]
-    out = np.zeros((q, p), dtype=np.float64)
+    q = indices.shape[0]
+    out = np.zeros((q, Y.shape[1]), dtype=np.float64)
     for i in prange(q):
-        for c in range(k):
-            w = weights[i, c]
-            row = Y[indices[i, c]]
-            for t in range(p):
-                out[i, t] += w * row[t]
+        add_weighted_rows(out, i, indices, weights, Y)
     return out
