@@ -6,7 +6,8 @@ Each point is written as an affine combination of its k nearest neighbours (the 
 weights W, rows summing to 1, found by one regularised k x k solve per point); the embedding
 is the set of ``n_components`` bottom eigenvectors of ``M = (I - W)^T (I - W)`` after the
 constant one (eigenvalue 0, because ``(I - W) 1 = 0``). See
-:mod:`fastdr._kernels.lle.weights` for the layout of W and the race-free assembly of M.
+:mod:`fastdr._kernels.lle.weights` for the layout of W and :mod:`fastdr._kernels.lle.assembly`
+for the race-free assembly of M, shared with the other methods.
 """
 
 import warnings
@@ -26,7 +27,13 @@ from .._validation.feature_names import record_feature_names
 from .._validation.params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
 from ..neighbors import NearestNeighbors
 from ..neighbors._search import NEIGHBORS_ALGORITHMS, from_sklearn_name
-from ._lle_methods import METHODS, hessian_min_neighbors, method_matrix
+from ._lle_methods import (
+    METHODS,
+    block_matrix,
+    hessian_min_neighbors,
+    method_matrix,
+    self_and_neighbours,
+)
 
 EIGEN_SOLVERS = ("auto", "arpack", "dense")
 _WHAT = "The LLE matrix M = (I - W)^T (I - W)"
@@ -76,24 +83,11 @@ def lle_matrix(weights, indices, n_jobs):
     scipy.sparse.csr_matrix of shape (m, m)
         Symmetric (bitwise), columns sorted in each row, int32 indices when they fit.
     """
-    m = indices.shape[0]
-    ptr, point, slot = lle_kernels.reverse_lists(indices)
-    with parallel_section(n_jobs) as threads:
-        n_blocks = max(1, min(m, 4 * threads))
-        counts = lle_kernels.m_row_counts(indices, ptr, point, n_blocks)
-        indptr = np.empty(m + 1, dtype=np.int64)
-        indptr[0] = 0
-        np.cumsum(counts, out=indptr[1:])
-        nnz = int(indptr[-1])
-        index_dtype = np.int32 if max(nnz, m) < np.iinfo(np.int32).max else np.int64
-        out_indices = np.empty(nnz, dtype=index_dtype)
-        out_data = np.empty(nnz, dtype=np.float64)
-        lle_kernels.m_fill(weights, indices, ptr, point, slot, n_blocks, indptr, out_indices,
-                           out_data)
-    M = scipy.sparse.csr_matrix((out_data, out_indices, indptr.astype(index_dtype)),
-                                shape=(m, m), copy=False)
-    M.has_sorted_indices = True
-    return M
+    m, k = indices.shape
+    rows = np.empty((m, k + 1), dtype=np.float64)  # u_i, row i of I - W on S_i
+    rows[:, 0] = 1.0
+    np.negative(weights, out=rows[:, 1:])
+    return block_matrix(rows, self_and_neighbours(indices), m, n_jobs)
 
 
 class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):

@@ -60,21 +60,32 @@ def method_matrix(method, X, indices, n_components, *, hessian_tol, modified_tol
             kernels.modified_blocks(X, indices, n_components, eta, float(modified_tol),
                                     _POINT_BLOCK, blocks)
     if method == "modified":
-        sets = np.empty((m, k + 1), dtype=np.int64)
-        sets[:, 0] = np.arange(m)
-        sets[:, 1:] = indices
+        sets = self_and_neighbours(indices)
     else:
         sets = np.ascontiguousarray(indices, dtype=np.int64)
     return block_matrix(blocks, sets, m, n_jobs)
 
 
+def self_and_neighbours(indices):
+    """The index sets ``S_i = (i, indices[i, 0], ..., indices[i, k-1])``, shape (m, k + 1)."""
+    m, k = indices.shape
+    sets = np.empty((m, k + 1), dtype=np.int64)
+    sets[:, 0] = np.arange(m)
+    sets[:, 1:] = indices
+    return sets
+
+
 def block_matrix(blocks, sets, m, n_jobs):
-    """``M = sum_i P_i^T blocks[i] P_i`` as CSR, ``P_i`` picking the indices ``sets[i]``.
+    """``M = sum_i P_i^T B_i P_i`` as CSR, ``P_i`` picking the indices ``sets[i]``.
+
+    The one assembly of M for the four LLE methods.
 
     Parameters
     ----------
-    blocks : ndarray of shape (n, s, s), float64
-        Exactly symmetric blocks.
+    blocks : ndarray of shape (n, s, s) or (n, s), float64
+        Exactly symmetric blocks ``B_i = blocks[i]``, or the vectors ``u_i = blocks[i]`` of
+        rank-one blocks ``B_i = u_i u_i^T`` (standard LLE, where ``u_i`` is row i of
+        ``I - W``).
     sets : ndarray of shape (n, s), int64
         Distinct indices in [0, m) in each row.
     m : int

@@ -11,6 +11,7 @@ from fastdr._kernels.graph import shortest_paths as graph
 from fastdr._kernels.knn import brute as knn
 from fastdr._kernels.knn import screen as knn_screen
 from fastdr._kernels.learners import nca
+from fastdr._kernels.lle import assembly as lle_assembly
 from fastdr._kernels.lle import weights as lle
 from fastdr._kernels.nndescent import leaves as nndescent_leaves
 from fastdr._kernels.nndescent import rounds as nndescent
@@ -34,7 +35,8 @@ def _signatures():
                 distances.pack_targets_serial, knn_screen.pack_screen_queries,
                 knn_screen.pack_screen_queries_serial, knn_screen.pack_screen_targets,
                 knn_screen.pack_screen_targets_serial]
-    kernels += [lle.barycenter_weights, lle.m_row_counts, lle.m_fill, lle.weighted_rows]
+    kernels += [lle.barycenter_weights, lle_assembly.set_row_counts, lle_assembly.block_fill,
+                lle.weighted_rows]
     kernels += [rp_trees.build_tree, nndescent_leaves.init_from_leaves_gram,
                 nndescent_leaves.merge_rows, nndescent_leaves.fill_random,
                 nndescent.sample_candidates, nndescent.local_join, nndescent.apply_updates,

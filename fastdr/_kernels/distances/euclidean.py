@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..streaming import store_fence, stream_copy
+from ..twins import serial_twin
 
 
 @njit(cache=True, fastmath={"reassoc"})
@@ -40,31 +41,26 @@ def sqdist_exact(x, y):
     return acc
 
 
+@njit(cache=True, inline="always")
+def _centred_sqnorm(X, i, centre):
+    """``|x_i - c|^2`` accumulated in float64, features in order. O(d)."""
+    acc = 0.0
+    for f in range(X.shape[1]):
+        diff = np.float64(X[i, f]) - np.float64(centre[f])
+        acc += diff * diff
+    return acc
+
+
 @njit(cache=True)
 def max_centred_sqnorm(X, centre):
     """``max_i |x_i - c|^2`` in float64, serial (a validation step: no launch, no lock).
 
     inf when a square overflows; values whose squares underflow count as 0. O(m d).
     """
-    m, d = X.shape
     largest = 0.0
-    for i in range(m):
-        acc = 0.0
-        for f in range(d):
-            diff = np.float64(X[i, f]) - centre[f]
-            acc += diff * diff
-        largest = max(largest, acc)
+    for i in range(X.shape[0]):
+        largest = max(largest, _centred_sqnorm(X, i, centre))
     return largest
-
-
-@njit(cache=True, inline="always")
-def _sqnorm_rows(X, centre, out, lo, hi):
-    for i in range(lo, hi):
-        acc = 0.0
-        for f in range(X.shape[1]):
-            diff = np.float64(X[i, f]) - np.float64(centre[f])
-            acc += diff * diff
-        out[i] = acc
 
 
 @njit(cache=True, parallel=True)
@@ -73,24 +69,11 @@ def centred_sqnorms(X, centre):
     m = X.shape[0]
     out = np.empty(m, dtype=np.float64)
     for i in prange(m):
-        _sqnorm_rows(X, centre, out, i, i + 1)
+        out[i] = _centred_sqnorm(X, i, centre)
     return out
 
 
-@njit(cache=True)
-def centred_sqnorms_serial(X, centre):
-    """:func:`centred_sqnorms` on the calling thread (no launch: for small inputs). O(m d)."""
-    out = np.empty(X.shape[0], dtype=np.float64)
-    _sqnorm_rows(X, centre, out, 0, X.shape[0])
-    return out
-
-
-@njit(cache=True, inline="always")
-def _centre_rows(X, centre, out, norms, lo, hi):
-    for i in range(lo, hi):
-        for f in range(X.shape[1]):
-            out[i, f] = X[i, f] - centre[f]
-    _sqnorm_rows(X, centre, norms, lo, hi)
+centred_sqnorms_serial = serial_twin(centred_sqnorms)
 
 
 @njit(cache=True, parallel=True)
@@ -101,31 +84,25 @@ def centre_rows(X, centre):
     out = np.empty((m, d), dtype=X.dtype)
     norms = np.empty(m, dtype=np.float64)
     for i in prange(m):
-        _centre_rows(X, centre, out, norms, i, i + 1)
+        for f in range(d):
+            out[i, f] = X[i, f] - centre[f]
+        norms[i] = _centred_sqnorm(X, i, centre)
     return out, norms
 
 
-@njit(cache=True)
-def centre_rows_serial(X, centre):
-    """:func:`centre_rows` on the calling thread (no launch: for small inputs). O(m d)."""
-    m, d = X.shape
-    out = np.empty((m, d), dtype=X.dtype)
-    norms = np.empty(m, dtype=np.float64)
-    _centre_rows(X, centre, out, norms, 0, m)
-    return out, norms
+centre_rows_serial = serial_twin(centre_rows)
 
 
 @njit(cache=True, inline="always")
-def pack_query_rows(Q, centre, scale, out, lo, hi):
-    """Rows lo ... hi of ``[s (q - c), 1]`` into ``out`` (rounded to its dtype). O(rows d).
+def pack_query_row(Q, centre, scale, out, i):
+    """Row i of ``[s (q - c), 1]`` into ``out`` (rounded to its dtype). O(d).
 
-    Shared by these packers (s = 1) and the k-NN screen's (:mod:`.knn_screen`).
+    Shared by these packers (s = 1) and the k-NN screen's (:mod:`..knn.screen`).
     """
     d = Q.shape[1]
-    for i in range(lo, hi):
-        for f in range(d):
-            out[i, f] = (Q[i, f] - centre[f]) * scale
-        out[i, d] = 1
+    for f in range(d):
+        out[i, f] = (Q[i, f] - centre[f]) * scale
+    out[i, d] = 1
 
 
 @njit(cache=True, parallel=True)
@@ -134,17 +111,11 @@ def pack_queries(Q, centre):
     m, d = Q.shape
     out = np.empty((m, d + 1), dtype=Q.dtype)
     for i in prange(m):
-        pack_query_rows(Q, centre, 1.0, out, i, i + 1)
+        pack_query_row(Q, centre, 1.0, out, i)
     return out
 
 
-@njit(cache=True)
-def pack_queries_serial(Q, centre):
-    """:func:`pack_queries` on the calling thread (no launch: for small inputs). O(m d)."""
-    m, d = Q.shape
-    out = np.empty((m, d + 1), dtype=Q.dtype)
-    pack_query_rows(Q, centre, 1.0, out, 0, m)
-    return out
+pack_queries_serial = serial_twin(pack_queries)
 
 
 @njit(cache=True, inline="always")
@@ -185,15 +156,7 @@ def pack_targets(T, centre, norms, block):
     return out
 
 
-@njit(cache=True)
-def pack_targets_serial(T, centre, norms, block):
-    """:func:`pack_targets` on the calling thread (no launch: for small inputs). O(n d)."""
-    n, d = T.shape
-    n_blocks = (n + block - 1) // block
-    out = np.empty((n_blocks, d + 1, block), dtype=T.dtype)
-    for b in range(n_blocks):
-        pack_target_block(T, centre, 1.0, norms, 0.0, out, b)
-    return out
+pack_targets_serial = serial_twin(pack_targets)
 
 
 @njit(cache=True, parallel=True)

@@ -48,9 +48,10 @@ result is exact on every row, ties broken by index.
 import numpy as np
 from numba import njit, prange
 
-from ..distances.euclidean import pack_query_rows, pack_target_block, sqdist_exact
+from ..distances.euclidean import pack_query_row, pack_target_block, sqdist_exact
 from ..heap import heap_init, heap_push, heap_sort
 from ..reservoir import keep_smallest, reservoir_finish
+from ..twins import serial_twin
 from .brute import LANE, hit_mask, trailing_zeros
 
 #: float32 unit roundoff
@@ -80,17 +81,11 @@ def pack_screen_queries(Q, centre, scale):
     m, d = Q.shape
     out = np.empty((m, d + 1), dtype=np.float32)
     for i in prange(m):
-        pack_query_rows(Q, centre, scale, out, i, i + 1)
+        pack_query_row(Q, centre, scale, out, i)
     return out
 
 
-@njit(cache=True)
-def pack_screen_queries_serial(Q, centre, scale):
-    """:func:`pack_screen_queries` on the calling thread (no launch: small inputs). O(m d)."""
-    m, d = Q.shape
-    out = np.empty((m, d + 1), dtype=np.float32)
-    pack_query_rows(Q, centre, scale, out, 0, m)
-    return out
+pack_screen_queries_serial = serial_twin(pack_screen_queries)
 
 
 @njit(cache=True, parallel=True)
@@ -106,15 +101,7 @@ def pack_screen_targets(T, centre, scale, norms, shrink, block):
     return out
 
 
-@njit(cache=True)
-def pack_screen_targets_serial(T, centre, scale, norms, shrink, block):
-    """:func:`pack_screen_targets` on the calling thread (no launch: small inputs). O(n d)."""
-    n, d = T.shape
-    n_blocks = (n + block - 1) // block
-    out = np.empty((n_blocks, d + 1, block), dtype=np.float32)
-    for b in range(n_blocks):
-        pack_target_block(T, centre, scale, norms, shrink, out, b)
-    return out
+pack_screen_targets_serial = serial_twin(pack_screen_targets)
 
 
 @njit(cache=True)

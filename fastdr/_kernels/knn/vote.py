@@ -25,6 +25,21 @@ def class_votes(neighbor_idx, weights, y_codes, n_classes):
     return out
 
 
+@njit(cache=True)
+def add_weighted_rows(out, i, neighbor_idx, weights, y):
+    """``out[i] += sum_c weights[i, c] * y[neighbor_idx[i, c]]``, neighbours in order. O(k q).
+
+    The serial worker of :func:`weighted_means` and of LLE's new-sample embedding
+    (:func:`fastdr._kernels.lle.weights.weighted_rows`).
+    """
+    q = y.shape[1]
+    for c in range(neighbor_idx.shape[1]):
+        w = weights[i, c]
+        row = y[neighbor_idx[i, c]]
+        for t in range(q):
+            out[i, t] += w * row[t]
+
+
 @njit(cache=True, parallel=True)
 def weighted_means(neighbor_idx, weights, y):
     """Per-query weighted mean of the neighbours' targets; y is (n, n_outputs). O(m k q)."""
@@ -32,13 +47,10 @@ def weighted_means(neighbor_idx, weights, y):
     q = y.shape[1]
     out = np.zeros((m, q), dtype=np.float64)
     for i in prange(m):
+        add_weighted_rows(out, i, neighbor_idx, weights, y)
         total = 0.0
         for c in range(k):
-            w = weights[i, c]
-            total += w
-            row = y[neighbor_idx[i, c]]
-            for t in range(q):
-                out[i, t] += w * row[t]
+            total += weights[i, c]
         for t in range(q):
             out[i, t] /= total
     return out

@@ -9,6 +9,8 @@ chunk order, so results do not depend on the number of threads.
 import numpy as np
 from numba import njit, prange
 
+from ..twins import serial_twin
+
 _CHUNK = 256  # pairs gathered per BLAS call
 
 
@@ -66,16 +68,7 @@ def pair_outer_sum(X, a, b, weights, squared):
     return _merge_outer(partial)
 
 
-@njit(cache=True)
-def pair_outer_sum_serial(X, a, b, weights, squared):
-    """:func:`pair_outer_sum` on the calling thread (same chunks, same order)."""
-    n = a.shape[0]
-    n_chunks = (n + _CHUNK - 1) // _CHUNK
-    partial = np.zeros((n_chunks, X.shape[1], X.shape[1]))
-    for c in range(n_chunks):
-        _outer_chunk(X, a, b, weights, squared, c * _CHUNK, min(n, (c + 1) * _CHUNK),
-                     partial[c])
-    return _merge_outer(partial)
+pair_outer_sum_serial = serial_twin(pair_outer_sum)
 
 
 @njit(cache=True)
@@ -104,14 +97,7 @@ def pair_quadratic_forms(X, a, b, M):
     return out
 
 
-@njit(cache=True)
-def pair_quadratic_forms_serial(X, a, b, M):
-    """:func:`pair_quadratic_forms` on the calling thread."""
-    n = a.shape[0]
-    out = np.empty(n)
-    for start in range(0, n, _CHUNK):
-        _quadratic_chunk(X, a, b, M, start, min(n, start + _CHUNK), out)
-    return out
+pair_quadratic_forms_serial = serial_twin(pair_quadratic_forms)
 
 
 @njit(cache=True)

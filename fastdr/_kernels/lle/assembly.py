@@ -1,8 +1,11 @@
 """Race-free CSR assembly of a matrix given as a sum of small dense symmetric blocks.
 
-``M = sum_i P_i^T B_i P_i``: ``P_i`` picks the index set ``S_i = sets[i]`` and ``B_i =
-blocks[i]`` is ``|S_i| x |S_i|`` (the modified, Hessian and LTSA variants of LLE, see
-:mod:`fastdr._kernels.lle.methods`). Reverse lists give, for every row r, the points whose set
+``M = sum_i P_i^T B_i P_i``: ``P_i`` picks the index set ``S_i = sets[i]`` and ``B_i`` is
+``|S_i| x |S_i|``, given either densely (``blocks[i]``: the modified, Hessian and LTSA
+variants of LLE, see :mod:`fastdr._kernels.lle.methods`) or as a rank-one ``u_i u_i^T`` by
+its vector ``u_i = blocks[i]`` (standard LLE: ``S_i = (i, neighbours of i)`` and ``u_i = (1,
+-w_i)``, the row i of ``I - W``, see :mod:`fastdr._kernels.lle.weights`). This is the one
+assembly of M for all four methods. Reverse lists give, for every row r, the points whose set
 holds r; one parallel iteration owns whole rows of M, first counting their distinct columns,
 then filling them, summing over the points in ascending order. With exactly symmetric blocks,
 M is bitwise symmetric and does not depend on the thread count. The sets must hold distinct
@@ -60,27 +63,27 @@ def _set_row_columns(r, sets, ptr, point, seen, cols):
 
 
 @njit(cache=True)
-def _set_columns_buffer(ptr, r0, r1, s):
+def _row_block(bi, n_blocks, ptr, s):
+    """Rows ``r0 <= r < r1`` of M owned by parallel iteration ``bi`` of ``n_blocks``, and
+    their work buffers for :func:`_set_row_columns`: ``seen`` (m,) all False and ``cols``,
+    room for the columns of any one of those rows (both empty when the range is). O(m)."""
+    m = ptr.shape[0] - 1
+    block = (m + n_blocks - 1) // n_blocks
+    r0 = min(m, bi * block)
+    r1 = min(m, r0 + block)
     widest = 0
     for r in range(r0, r1):
         widest = max(widest, ptr[r + 1] - ptr[r])
-    return np.empty(widest * s, dtype=np.int64)
+    seen = np.zeros(m if r1 > r0 else 0, dtype=np.bool_)
+    return r0, r1, seen, np.empty(widest * s, dtype=np.int64)
 
 
 @njit(cache=True, parallel=True)
 def set_row_counts(sets, ptr, point, n_blocks):
     """Number of stored entries in each row of ``M = sum_i P_i^T B_i P_i``. O(m s^2)."""
-    m = ptr.shape[0] - 1
-    s = sets.shape[1]
-    counts = np.empty(m, dtype=np.int64)
-    block = (m + n_blocks - 1) // n_blocks
+    counts = np.empty(ptr.shape[0] - 1, dtype=np.int64)
     for bi in prange(n_blocks):
-        r0 = bi * block
-        r1 = min(m, r0 + block)
-        if r0 >= r1:
-            continue
-        seen = np.zeros(m, dtype=np.bool_)
-        cols = _set_columns_buffer(ptr, r0, r1, s)
+        r0, r1, seen, cols = _row_block(bi, n_blocks, ptr, sets.shape[1])
         for r in range(r0, r1):
             counts[r] = _set_row_columns(r, sets, ptr, point, seen, cols)
     return counts
@@ -90,21 +93,16 @@ def set_row_counts(sets, ptr, point, n_blocks):
 def block_fill(blocks, sets, ptr, point, slot, n_blocks, indptr, out_indices, out_data):
     """Fill the CSR arrays of ``M = sum_i P_i^T B_i P_i``, columns ascending in each row.
 
-    Entry (r, j) is the sum of ``blocks[i, slot of r, slot of j]`` over the points i whose
-    set holds both, in ascending i. Time O(m s^2 + nnz log(nnz / m)), memory
-    O(n_blocks in flight x m).
+    ``blocks`` is (n, s, s), the dense blocks, or (n, s), the vectors u_i of rank-one blocks
+    ``u_i u_i^T`` (never formed). Entry (r, j) is the sum of ``B_i[slot of r, slot of j]``
+    over the points i whose set holds both, in ascending i; a rank-one term is computed as
+    ``u_i[slot of r] * u_i[slot of j]``. ``out_indices`` may be int32 or int64.
+    Time O(m s^2 + nnz log(nnz / m)), memory O(n_blocks in flight x m).
     """
-    m = ptr.shape[0] - 1
     s = sets.shape[1]
-    block = (m + n_blocks - 1) // n_blocks
     for bi in prange(n_blocks):
-        r0 = bi * block
-        r1 = min(m, r0 + block)
-        if r0 >= r1:
-            continue
-        seen = np.zeros(m, dtype=np.bool_)
-        position = np.empty(m, dtype=np.int64)
-        cols = _set_columns_buffer(ptr, r0, r1, s)
+        r0, r1, seen, cols = _row_block(bi, n_blocks, ptr, s)
+        position = np.empty(seen.shape[0], dtype=np.int64)
         for r in range(r0, r1):
             n = _set_row_columns(r, sets, ptr, point, seen, cols)
             cols[:n].sort()
@@ -115,6 +113,11 @@ def block_fill(blocks, sets, ptr, point, slot, n_blocks, indptr, out_indices, ou
                 position[cols[c]] = start + c
             for t in range(ptr[r], ptr[r + 1]):
                 i = point[t]
-                row = blocks[i, slot[t]]
-                for c in range(s):
-                    out_data[position[sets[i, c]]] += row[c]
+                if blocks.ndim == 2:  # resolved at compile time: one branch is compiled
+                    a = blocks[i, slot[t]]
+                    for c in range(s):
+                        out_data[position[sets[i, c]]] += a * blocks[i, c]
+                else:
+                    row = blocks[i, slot[t]]
+                    for c in range(s):
+                        out_data[position[sets[i, c]]] += row[c]

@@ -1,4 +1,4 @@
-"""Locally linear embedding kernels: barycentric weights, the sparse matrix M, new samples.
+"""Locally linear embedding kernels: barycentric weights and new samples' embedding.
 
 Layout of W. Row i of the (m, k) arrays ``weights`` and ``indices`` holds the weights that
 reconstruct x_i from its neighbours, ``x_i ~ sum_c weights[i, c] * X[indices[i, c]]``. As an
@@ -12,16 +12,17 @@ layout (column i of W reconstructing x_i). With the row layout used here the tra
 is wrong: ``M 1 = 0`` (the constant null vector that LLE discards) holds only for
 ``(I - W)^T (I - W)``, because ``(I - W) 1 = 0``.
 
-Assembly without races. Write row i of I - W as the sparse vector ``u_i`` on the k + 1 indices
-``S_i = (i, indices[i, 0], ..., indices[i, k-1])`` with values ``(1, -w_i0, ..., -w_i,k-1)``;
-then ``M = sum_i u_i u_i^T``. Row r of M gathers the terms of every i with r in S_i (the
-"reverse" lists, built once); one parallel iteration owns whole rows of M, first to count their
-distinct columns, then to fill them. Every entry is summed over i in ascending order, so M is
-bitwise symmetric and independent of the thread count.
+Assembly. Row i of I - W is the sparse vector ``u_i`` on the k + 1 indices ``S_i = (i,
+indices[i, 0], ..., indices[i, k-1])`` with values ``(1, -w_i0, ..., -w_i,k-1)``, so ``M =
+sum_i u_i u_i^T``: the rank-one case of the one race-free CSR assembly that the other LLE
+methods use too (:func:`fastdr._kernels.lle.assembly.block_fill`). Every entry is summed over
+i in ascending order, so M is bitwise symmetric and independent of the thread count.
 """
 
 import numpy as np
 from numba import njit, prange
+
+from ..knn.vote import add_weighted_rows
 
 _MAX_RETRIES = 40
 
@@ -154,127 +155,11 @@ def barycenter_weights(Q, T, indices, reg, block, out_w, out_retries):
                                             out_w[i])
 
 
-@njit(cache=True)
-def reverse_lists(indices):
-    """For each row r of M, the points i with r in S_i and the slot of r in S_i. O(m k).
-
-    Returns ``(ptr, point, slot)``: the entries of r are ``point[ptr[r]:ptr[r+1]]`` (ascending)
-    with ``slot`` 0 for i itself and c + 1 for ``indices[i, c]``.
-    """
-    m, k = indices.shape
-    ptr = np.zeros(m + 1, dtype=np.int64)
-    for i in range(m):
-        ptr[i + 1] += 1
-        for c in range(k):
-            ptr[indices[i, c] + 1] += 1
-    for r in range(m):
-        ptr[r + 1] += ptr[r]
-    fill = ptr[:-1].copy()
-    point = np.empty(m * (k + 1), dtype=np.int64)
-    slot = np.empty(m * (k + 1), dtype=np.int64)
-    for i in range(m):
-        for s in range(k + 1):
-            r = i if s == 0 else indices[i, s - 1]
-            t = fill[r]
-            point[t] = i
-            slot[t] = s
-            fill[r] = t + 1
-    return ptr, point, slot
-
-
-@njit(cache=True)
-def _row_columns(r, indices, ptr, point, seen, cols):
-    """Distinct columns of row r of M, unsorted, into ``cols``; returns their count.
-
-    ``seen`` (m,) must be all False on entry and is all False again on return.
-    """
-    k = indices.shape[1]
-    n = 0
-    for t in range(ptr[r], ptr[r + 1]):
-        i = point[t]
-        for s in range(k + 1):
-            col = i if s == 0 else indices[i, s - 1]
-            if not seen[col]:
-                seen[col] = True
-                cols[n] = col
-                n += 1
-    for c in range(n):
-        seen[cols[c]] = False
-    return n
-
-
-@njit(cache=True)
-def _columns_buffer(ptr, r0, r1, k):
-    """Room for the columns of any one row r0 <= r < r1 of M (see :func:`_row_columns`)."""
-    widest = 0
-    for r in range(r0, r1):
-        widest = max(widest, ptr[r + 1] - ptr[r])
-    return np.empty(widest * (k + 1), dtype=np.int64)
-
-
-@njit(cache=True, parallel=True)
-def m_row_counts(indices, ptr, point, n_blocks):
-    """Number of stored entries in each row of M = (I - W)^T (I - W). O(m k^2)."""
-    m, k = indices.shape
-    counts = np.empty(m, dtype=np.int64)
-    block = (m + n_blocks - 1) // n_blocks
-    for bi in prange(n_blocks):
-        r0 = bi * block
-        r1 = min(m, r0 + block)
-        if r0 >= r1:
-            continue
-        seen = np.zeros(m, dtype=np.bool_)
-        cols = _columns_buffer(ptr, r0, r1, k)
-        for r in range(r0, r1):
-            counts[r] = _row_columns(r, indices, ptr, point, seen, cols)
-    return counts
-
-
-@njit(cache=True, parallel=True)
-def m_fill(weights, indices, ptr, point, slot, n_blocks, indptr, out_indices, out_data):
-    """Fill the CSR arrays of M = (I - W)^T (I - W), columns ascending in each row.
-
-    ``indptr`` comes from :func:`m_row_counts`; ``out_indices`` may be int32 or int64.
-    Entry (r, j) is ``sum_i u_i[r] u_i[j]`` over the i with r, j in S_i, in ascending i.
-    Time O(m k^2 + nnz log(nnz / m)), memory O(n_blocks in flight x m) for the slot maps.
-    """
-    m, k = indices.shape
-    block = (m + n_blocks - 1) // n_blocks
-    for bi in prange(n_blocks):
-        r0 = bi * block
-        r1 = min(m, r0 + block)
-        if r0 >= r1:
-            continue
-        seen = np.zeros(m, dtype=np.bool_)
-        position = np.empty(m, dtype=np.int64)
-        cols = _columns_buffer(ptr, r0, r1, k)
-        for r in range(r0, r1):
-            n = _row_columns(r, indices, ptr, point, seen, cols)
-            cols[:n].sort()
-            start = indptr[r]
-            for c in range(n):
-                out_indices[start + c] = cols[c]
-                out_data[start + c] = 0.0
-                position[cols[c]] = start + c
-            for t in range(ptr[r], ptr[r + 1]):
-                i = point[t]
-                s_r = slot[t]
-                a = 1.0 if s_r == 0 else -weights[i, s_r - 1]
-                out_data[position[i]] += a
-                for s in range(k):
-                    out_data[position[indices[i, s]]] -= a * weights[i, s]
-
-
 @njit(cache=True, parallel=True)
 def weighted_rows(weights, indices, Y):
     """``out[i] = sum_c weights[i, c] * Y[indices[i, c]]`` (new samples' embedding). O(q k p)."""
-    q, k = indices.shape
-    p = Y.shape[1]
-    out = np.zeros((q, p), dtype=np.float64)
+    q = indices.shape[0]
+    out = np.zeros((q, Y.shape[1]), dtype=np.float64)
     for i in prange(q):
-        for c in range(k):
-            w = weights[i, c]
-            row = Y[indices[i, c]]
-            for t in range(p):
-                out[i, t] += w * row[t]
+        add_weighted_rows(out, i, indices, weights, Y)
     return out
