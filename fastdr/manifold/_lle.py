@@ -26,7 +26,7 @@ from .._validation.feature_names import record_feature_names
 from .._validation.params import N_JOBS, VERBOSE, Interval, StrOptions, validate_params
 from ..neighbors import NearestNeighbors
 from ..neighbors._search import NEIGHBORS_ALGORITHMS, from_sklearn_name
-from ._lle_methods import METHODS, hessian_min_neighbors, method_matrix
+from ._lle_methods import METHODS, assembled_csr, hessian_min_neighbors, method_matrix
 
 EIGEN_SOLVERS = ("auto", "arpack", "dense")
 _WHAT = "The LLE matrix M = (I - W)^T (I - W)"
@@ -76,24 +76,9 @@ def lle_matrix(weights, indices, n_jobs):
     scipy.sparse.csr_matrix of shape (m, m)
         Symmetric (bitwise), columns sorted in each row, int32 indices when they fit.
     """
-    m = indices.shape[0]
-    ptr, point, slot = lle_kernels.reverse_lists(indices)
-    with parallel_section(n_jobs) as threads:
-        n_blocks = max(1, min(m, 4 * threads))
-        counts = lle_kernels.m_row_counts(indices, ptr, point, n_blocks)
-        indptr = np.empty(m + 1, dtype=np.int64)
-        indptr[0] = 0
-        np.cumsum(counts, out=indptr[1:])
-        nnz = int(indptr[-1])
-        index_dtype = np.int32 if max(nnz, m) < np.iinfo(np.int32).max else np.int64
-        out_indices = np.empty(nnz, dtype=index_dtype)
-        out_data = np.empty(nnz, dtype=np.float64)
-        lle_kernels.m_fill(weights, indices, ptr, point, slot, n_blocks, indptr, out_indices,
-                           out_data)
-    M = scipy.sparse.csr_matrix((out_data, out_indices, indptr.astype(index_dtype)),
-                                shape=(m, m), copy=False)
-    M.has_sorted_indices = True
-    return M
+    reverse = lle_kernels.reverse_lists(indices)
+    return assembled_csr(lle_kernels.m_row_counts, lle_kernels.m_fill, weights, indices,
+                         reverse, indices.shape[0], n_jobs)
 
 
 class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):

@@ -84,10 +84,44 @@ def block_matrix(blocks, sets, m, n_jobs):
     -------
     scipy.sparse.csr_matrix of shape (m, m)
     """
-    ptr, point, slot = lle_assembly.set_reverse_lists(sets, m)
+    reverse = lle_assembly.set_reverse_lists(sets, m)
+    return assembled_csr(lle_assembly.set_row_counts, lle_assembly.block_fill, blocks, sets,
+                         reverse, m, n_jobs)
+
+
+def assembled_csr(count_rows, fill_rows, values, sets, reverse, m, n_jobs):
+    """The two-pass, race-free CSR assembly of a symmetric M, shared by standard LLE
+    (:func:`fastdr.manifold._lle.lle_matrix`) and the per-point blocks (:func:`block_matrix`).
+
+    The first pass counts each row's stored entries, the second writes their columns (sorted)
+    and values; the rows of both passes are split into ``4 x threads`` blocks (at most m).
+
+    Parameters
+    ----------
+    count_rows : numba kernel
+        ``(sets, ptr, point, n_blocks) -> counts``, the stored entries of each row of M.
+    fill_rows : numba kernel
+        ``(values, sets, ptr, point, slot, n_blocks, indptr, indices, data)``: writes the
+        columns and values of every row.
+    values : ndarray, float64
+        The weights (m, k) or the blocks (m, s, s) that ``fill_rows`` sums into M.
+    sets : ndarray of shape (m, s), int64
+        Each point's index set: its neighbours (standard LLE) or its block's indices.
+    reverse : tuple of ndarray
+        ``(ptr, point, slot)``: for each row, the points whose sets hold it and its slot
+        there, as CSR lists.
+    m : int
+    n_jobs : int or None
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (m, m)
+        Columns sorted in each row, int32 indices when they fit.
+    """
+    ptr, point, slot = reverse
     with parallel_section(n_jobs) as threads:
         n_blocks = max(1, min(m, 4 * threads))
-        counts = lle_assembly.set_row_counts(sets, ptr, point, n_blocks)
+        counts = count_rows(sets, ptr, point, n_blocks)
         indptr = np.empty(m + 1, dtype=np.int64)
         indptr[0] = 0
         np.cumsum(counts, out=indptr[1:])
@@ -95,8 +129,7 @@ def block_matrix(blocks, sets, m, n_jobs):
         index_dtype = np.int32 if max(nnz, m) < np.iinfo(np.int32).max else np.int64
         out_indices = np.empty(nnz, dtype=index_dtype)
         out_data = np.empty(nnz, dtype=np.float64)
-        lle_assembly.block_fill(blocks, sets, ptr, point, slot, n_blocks, indptr,
-                                out_indices, out_data)
+        fill_rows(values, sets, ptr, point, slot, n_blocks, indptr, out_indices, out_data)
     M = scipy.sparse.csr_matrix((out_data, out_indices, indptr.astype(index_dtype)),
                                 shape=(m, m), copy=False)
     M.has_sorted_indices = True
