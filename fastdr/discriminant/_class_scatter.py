@@ -211,6 +211,18 @@ def ledoit_wolf_shrinkage(emp_cov, fourth_moment, n_samples):
     return float(shrinkage), mu
 
 
+def ledoit_wolf_shrunk(emp_cov, fourth_moment, n_samples):
+    """``(1 - s) emp_cov + s mu I``, the covariance shrunk by Ledoit-Wolf (a new array).
+
+    ``s`` and ``mu`` are :func:`ledoit_wolf_shrinkage`'s, from the same arguments.
+    """
+    d = emp_cov.shape[0]
+    s, mu = ledoit_wolf_shrinkage(emp_cov, fourth_moment, n_samples)
+    shrunk = (1.0 - s) * emp_cov
+    shrunk.flat[:: d + 1] += s * mu
+    return shrunk
+
+
 def shrink_to_scaled_identity(covariance, shrinkage):
     """``(1 - shrinkage) S + shrinkage tr(S) / d I``, in place on S (a fixed shrinkage).
 
@@ -268,10 +280,7 @@ def ledoit_wolf_within(per_class, counts, scales, priors):
     d = scales.shape[1]
     covariance = np.zeros((d, d), dtype=np.float64)
     for k, (scatter, fourth) in enumerate(per_class):
-        emp = scatter / counts[k]
-        s, mu = ledoit_wolf_shrinkage(emp, fourth, int(counts[k]))
-        shrunk = (1.0 - s) * emp
-        shrunk.flat[:: d + 1] += s * mu
+        shrunk = ledoit_wolf_shrunk(scatter / counts[k], fourth, int(counts[k]))
         covariance += priors[k] * (scales[k][:, None] * shrunk * scales[k][None, :])
     return 0.5 * (covariance + covariance.T)
 

@@ -24,7 +24,7 @@ import scipy.linalg
 from .._kernels.learners import class_stats
 from .._runtime.threads import parallel_section
 from ._class_scatter import (
-    ledoit_wolf_shrinkage,
+    ledoit_wolf_shrunk,
     standardising_scales,
     within_r_factor,
 )
@@ -192,9 +192,7 @@ def total_minus_within(means, counts, within, shrinkage, *, raw_within=None, emp
         variances = np.diag(total)
         scale = standardising_scales(variances[None, :], np.array([m]), xbar[None, :])[0]
         standardised = total / np.outer(scale, scale)
-        s, mu = ledoit_wolf_shrinkage(standardised, fourth_moment(xbar, 1.0 / scale), int(m))
-        shrunk = (1.0 - s) * standardised
-        shrunk.flat[:: d + 1] += s * mu
+        shrunk = ledoit_wolf_shrunk(standardised, fourth_moment(xbar, 1.0 / scale), int(m))
         out = np.outer(scale, scale) * shrunk - within
     else:
         out = between if raw_within is None else between + (empirical - raw_within)

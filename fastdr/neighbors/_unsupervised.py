@@ -147,17 +147,11 @@ class NearestNeighbors(NeighborsBase):
         indices : ndarray of object
             One int64 array per query.
         """
-        log = StageLog(type(self).__name__, self.verbose)
-        Q = self._query_points(X, "radius_neighbors")
-        r = self.radius if radius is None else radius
-        indptr, indices, sq_dist = self._radius_csr(Q, r)
-        log.done(f"radius search ({self._algorithm}, radius={r})")
+        indptr, indices, sq_dist = self._radius_search(X, radius, "radius_neighbors")
         if sort_results:
             if not return_distance:
                 raise ValueError("sort_results=True needs return_distance=True.")
-            rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
-            order = np.lexsort((indices, sq_dist, rows))
-            indices, sq_dist = indices[order], sq_dist[order]
+            indices, sq_dist = _sorted_by_distance(indptr, indices, sq_dist)
         dist = self._to_reported(sq_dist)
         ind_rows = np.empty(indptr.shape[0] - 1, dtype=object)
         dist_rows = np.empty(indptr.shape[0] - 1, dtype=object)
@@ -185,19 +179,37 @@ class NearestNeighbors(NeighborsBase):
         scipy.sparse.csr_matrix
         """
         check_option(mode, "mode", ("connectivity", "distance"))
-        log = StageLog(type(self).__name__, self.verbose)
-        Q = self._query_points(X, "radius_neighbors_graph")
-        r = self.radius if radius is None else radius
-        indptr, indices, sq_dist = self._radius_csr(Q, r)
-        log.done(f"radius search ({self._algorithm}, radius={r})")
-        m = indptr.shape[0] - 1
+        indptr, indices, sq_dist = self._radius_search(X, radius, "radius_neighbors_graph")
         if sort_results:
-            rows = np.repeat(np.arange(m), np.diff(indptr))
-            order = np.lexsort((indices, sq_dist, rows))
-            indices, sq_dist = indices[order], sq_dist[order]
+            indices, sq_dist = _sorted_by_distance(indptr, indices, sq_dist)
+        return self._radius_graph(indptr, indices, sq_dist, mode)
+
+    def _radius_search(self, X, radius, method):
+        """The radius search of the queries X (None: the training points) as CSR arrays
+        ``(indptr, indices, sq_dist)``, each row in index order; ``radius=None`` means the
+        constructor's."""
+        log = StageLog(type(self).__name__, self.verbose)
+        Q = self._query_points(X, method)
+        r = self.radius if radius is None else radius
+        out = self._radius_csr(Q, r)
+        log.done(f"radius search ({self._algorithm}, radius={r})")
+        return out
+
+    def _radius_graph(self, indptr, indices, sq_dist, mode):
+        """The epsilon graph of a radius search's CSR arrays: the reported distances
+        (``mode="distance"``) or ones, explicit zeros kept."""
         dist = self._to_reported(sq_dist)
         values = dist if mode == "distance" else np.ones_like(dist)
-        return _search.to_csr(indptr, indices, values, (m, self.n_samples_fit_))
+        return _search.to_csr(indptr, indices, values,
+                              (indptr.shape[0] - 1, self.n_samples_fit_))
+
+
+def _sorted_by_distance(indptr, indices, sq_dist):
+    """``indices`` and ``sq_dist`` of a CSR radius result with each row ordered by distance,
+    ties by index."""
+    rows = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
+    order = np.lexsort((indices, sq_dist, rows))
+    return indices[order], sq_dist[order]
 
 
 def kneighbors_graph(X, n_neighbors, *, mode="connectivity", metric="minkowski", p=2,
@@ -274,7 +286,4 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", metric="minkowski"
         return nn.radius_neighbors_graph(None, radius, mode=mode)
     check_option(mode, "mode", ("connectivity", "distance"))
     indptr, indices, sq = nn._radius_csr(nn._fit_X, radius)
-    dist = nn._to_reported(sq)
-    values = dist if mode == "distance" else np.ones_like(dist)
-    m = nn.n_samples_fit_
-    return _search.to_csr(indptr, indices, values, (m, m))
+    return nn._radius_graph(indptr, indices, sq, mode)
