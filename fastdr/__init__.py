@@ -20,6 +20,7 @@ os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "12")
 from .exceptions import (
     ConvergenceWarning,
     DataConversionWarning,
+    EigenSolverError,
     InvalidParameterError,
     MemoryBudgetError,
     NotFittedError,
@@ -53,6 +54,7 @@ __all__ = [
     "ClassicalMDS",
     "ConvergenceWarning",
     "DataConversionWarning",
+    "EigenSolverError",
     "InvalidParameterError",
     "Isomap",
     "KNeighborsClassifier",
