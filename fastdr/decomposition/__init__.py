@@ -5,9 +5,9 @@ matrix, keep the top d' eigenvectors. Kernel PCA (ch. 10.4) does the same with t
 kernel matrix of the training samples and projects new samples through kernel sums.
 """
 
-from ._centred import centred_gram, centred_scatter, project_centred
-from ._kernel_pca import KernelPCA, _CentredKernel
+# private helpers, importable from here by tests/decomposition; not public, so not in __all__
+from ._centred import centred_scatter, project_centred  # noqa: F401
+from ._kernel_pca import KernelPCA, _CentredKernel  # noqa: F401
 from ._pca import PCA
 
-__all__ = ["PCA", "KernelPCA", "centred_gram", "centred_scatter", "project_centred",
-           "_CentredKernel"]
+__all__ = ["KernelPCA", "PCA"]
