@@ -37,6 +37,14 @@ class InvalidParameterError(ValueError, TypeError):
     """
 
 
+class EigenSolverError(RuntimeError):
+    """Raised when an eigensolver fails; the message names a different ``eigen_solver`` to try.
+
+    The estimators that solve an eigenproblem (PCA, KernelPCA, ClassicalMDS, Isomap,
+    LocallyLinearEmbedding, LinearDiscriminantAnalysis, the metric learners) let it through.
+    """
+
+
 _COMPATIBLE = {}
 # where scikit-learn keeps the classes that fastdr mirrors
 _SKLEARN_HOMES = ("sklearn.exceptions", "sklearn.utils._param_validation")

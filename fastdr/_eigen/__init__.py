@@ -18,8 +18,8 @@ Rule of ``solver="auto"``
 
 Results: eigenvalues sorted (descending for ``largest=True``, ascending otherwise), each
 eigenvector's sign fixed so that its entry of largest magnitude is positive (scikit-learn's
-``svd_flip`` convention). A solver failure is re-raised as :class:`EigenSolverError`, whose
-message names another ``eigen_solver`` to try.
+``svd_flip`` convention). A solver failure is re-raised as :class:`fastdr.EigenSolverError`,
+whose message names another ``eigen_solver`` to try.
 
 The pipeline
 ------------
@@ -42,10 +42,10 @@ import scipy.sparse.linalg
 from .._runtime.blas import caller_blas_threads
 from .._validation.budget import check_dense_allocation
 from .._validation.params import check_option, check_random_state
+from ..exceptions import EigenSolverError
 from .solvers import (
     STREAMING_MAX_COLUMNS,
     STREAMING_MIN_ROWS,
-    EigenSolverError,
     arpack_pairs,
     block_krylov_pairs,
     dense_pairs,

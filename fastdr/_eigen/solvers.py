@@ -35,11 +35,8 @@ import scipy.sparse.linalg
 from .._kernels.spectral.block_product import dense_times_block, upper_times_block
 from .._runtime.blas import single_threaded_blas
 from .._runtime.threads import parallel_section
+from ..exceptions import EigenSolverError
 from .values import fix_signs
-
-
-class EigenSolverError(RuntimeError):
-    """An eigensolver failed; the message names a different ``eigen_solver`` to try."""
 
 
 def dense_pairs(A, k, largest, overwrite_a):

@@ -5,8 +5,7 @@ matrix, keep the top d' eigenvectors. Kernel PCA (ch. 10.4) does the same with t
 kernel matrix of the training samples and projects new samples through kernel sums.
 """
 
-from ._centred import centred_gram, centred_scatter, project_centred
 from ._kernel_pca import KernelPCA
 from ._pca import PCA
 
-__all__ = ["PCA", "KernelPCA", "centred_gram", "centred_scatter", "project_centred"]
+__all__ = ["KernelPCA", "PCA"]

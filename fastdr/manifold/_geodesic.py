@@ -21,7 +21,8 @@ from .._config import DIJKSTRA_SOURCE_BLOCK, FLOYD_MIN_DENSITY, LANDMARK_PANEL, 
 from .._kernels.graph import shortest_paths as graph_kernels
 from .._kernels.graph.build import permute_csr, symmetrize_csr
 from .._runtime.progress import run_in_chunks
-from .._runtime.threads import parallel_section
+from .._runtime.threads import effective_n_jobs, parallel_section
+from .._validation.arrays import check_array
 from .._validation.budget import check_dense_allocation
 from .._validation.indices import check_sparse_graph
 from .._validation.params import check_option
@@ -197,33 +198,103 @@ def _landmark_output(m, n_landmarks, dtype):
 
 
 def geodesic_distances(graph, *, method="auto", dtype=np.float64, n_jobs=None):
-    """All-pairs geodesic distances of a sparse graph, read as undirected.
+    """All-pairs geodesic (shortest-path) distances of a graph, read as undirected.
 
     Equals ``scipy.sparse.csgraph.shortest_path(graph, directed=False)``: an edge may be
     walked both ways, and when both ``graph[i, j]`` and ``graph[j, i]`` are stored the
-    smaller counts. Explicit zeros are zero-length edges.
+    smaller counts. Explicit zeros of a sparse graph are zero-length edges. This is the
+    shortest-path step of :class:`fastdr.Isomap`, for any neighbour graph, for example one
+    from :func:`fastdr.kneighbors_graph` with ``mode="distance"``.
 
     Parameters
     ----------
-    graph : scipy sparse matrix of shape (m, m)
-        Non-negative edge lengths.
+    graph : {sparse matrix, array-like} of shape (m, m)
+        Finite, non-negative edge lengths; a missing edge is an entry that is not stored.
+        Dense input is converted to CSR, so its zeros are missing edges (scipy's rule for
+        dense graphs).
     method : {"auto", "FW", "D", "dijkstra", "floyd"}, default="auto"
-        See :func:`choose_path_method`; "FW" and "D" are scikit-learn's names of "floyd" and
-        "dijkstra".
+        The shortest-path algorithm. ``"dijkstra"`` runs Dijkstra from every node, the
+        sources in parallel; ``"floyd"`` runs blocked Floyd-Warshall; ``"FW"`` and
+        ``"D"`` are scikit-learn's names of the two. ``"auto"`` picks Floyd-Warshall only
+        for graphs that store more than a quarter of all m^2 pairs, Dijkstra otherwise
+        (every k-NN graph).
     dtype : {np.float64, np.float32}, default=np.float64
-    n_jobs : int or None
+        The dtype of the result; float32 halves the m x m matrix.
+    n_jobs : int or None, default=None
+        Threads for this call; None or -1 means all cores.
 
     Returns
     -------
     ndarray of shape (m, m)
-        ``inf`` between nodes that are not connected.
+        Zero on the diagonal, ``inf`` between nodes that are not connected.
+
+    Raises
+    ------
+    fastdr.MemoryBudgetError
+        Before the m x m result is allocated, when it would not fit in memory.
+
+    See Also
+    --------
+    fastdr.Isomap : The embedding that classical MDS makes of these distances.
+
+    Notes
+    -----
+    Dijkstra from every node takes O(m (m log m + nnz)) time, Floyd-Warshall O(m^3); both
+    need O(m^2) memory for the result and O(nnz) for the graph.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse
+    >>> from fastdr.manifold import geodesic_distances
+    >>> path = scipy.sparse.csr_matrix(np.array([[0.0, 1.0, 0.0],
+    ...                                          [0.0, 0.0, 2.0],
+    ...                                          [0.0, 0.0, 0.0]]))
+    >>> geodesic_distances(path)
+    array([[0., 1., 3.],
+           [1., 0., 2.],
+           [3., 2., 0.]])
     """
     check_option(method, "path_method", PATH_METHODS)
+    try:
+        out_dtype = np.dtype(dtype)
+    except TypeError:
+        out_dtype = None
+    if out_dtype not in (np.float64, np.float32):
+        raise ValueError(
+            f"dtype must be np.float64 or np.float32, got {dtype!r}. The result holds inf "
+            "between disconnected nodes, so it needs a float dtype."
+        )
+    effective_n_jobs(n_jobs)
     method = canonical_path_method(method)
+    if scipy.sparse.issparse(graph):
+        if graph.dtype.kind not in "biuf":
+            raise TypeError(
+                f"graph has dtype {graph.dtype}; edge lengths must be real numbers. Pass "
+                "graph.real or abs(graph) as appropriate."
+            )
+    else:
+        graph = check_array(graph, name="graph", allow_nonfinite=True)
     csr = check_sparse_graph(graph)
+    m = csr.shape[0]
+    if m == 0:
+        return np.zeros((0, 0), dtype=out_dtype)
+    if csr.nnz:
+        # a shortest path walks each edge at most once and has at most m - 1 of them
+        longest = float(csr.data.max())
+        with np.errstate(over="ignore"):  # an overflowing sum is inf, which is refused
+            bound = min(longest * (m - 1), float(csr.data.sum(dtype=np.float64)))
+        if not bound < float(np.finfo(out_dtype).max):
+            raise ValueError(
+                f"graph has edge lengths up to {longest:.3g}, so a path length could overflow "
+                f"{out_dtype.name} and read as inf (disconnected). Rescale the graph, for "
+                "example divide it by its largest edge length"
+                + (", or use dtype=np.float64." if out_dtype == np.float32 else ".")
+            )
     sym = undirected(csr.indptr, csr.indices, csr.data, take_max=False, n_jobs=n_jobs)
     if method == "auto":
         method = choose_path_method(sym.n_nodes, sym.nnz)
-    return all_pairs(sym, method=method, dtype=np.dtype(dtype), n_jobs=n_jobs,
+    return all_pairs(sym, method=method, dtype=out_dtype, n_jobs=n_jobs,
                      what="The m x m geodesic distance matrix",
-                     alternative="Compute rows for a subset of sources instead.")
+                     alternative="Pass dtype=np.float32 to halve it, or embed with "
+                                 "fastdr.Isomap(n_landmarks=L), which keeps an m x L matrix.")

@@ -106,8 +106,11 @@ def _search_graph(dist, ind):
     return ptr, np.ascontiguousarray(cols[order])
 
 
-def _prepare_data(X, metric):
-    """Key-space data, exact-distance data and norms for one metric; checks magnitudes."""
+def _prepare_data(X, metric, name="X"):
+    """Key-space data, exact-distance data and norms for one metric; checks magnitudes.
+
+    ``name`` is how the input is called in the messages.
+    """
     norms64 = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
     limit = float(np.finfo(X.dtype).max)
     if metric == "manhattan":
@@ -115,7 +118,7 @@ def _prepare_data(X, metric):
         if not np.all(l1 < limit / 4):
             raise ValueError(
                 f"Row L1 norms up to {l1.max():.3g} overflow {X.dtype} distance sums. "
-                "Rescale X (for example divide by its largest absolute value)."
+                f"Rescale {name} (for example divide by its largest absolute value)."
             )
         return X, codes.MANHATTAN, X, codes.MANHATTAN, norms64
     if metric == "cosine":
@@ -125,8 +128,9 @@ def _prepare_data(X, metric):
     if not np.all(norms64 * norms64 < limit / 8):
         raise ValueError(
             f"Squared row norms up to {np.nanmax(norms64 * norms64):.3g} overflow {X.dtype} "
-            "distance sums. Rescale X (for example divide by its largest absolute value) "
-            "or pass float64 data."
+            f"distance sums. Rescale {name} (for example divide by its largest absolute value)"
+            + ("." if X.dtype != np.float32 else " or pass float64 data." if name == "X"
+               else " or build the index from float64 data.")
         )
     return X, codes.SQEUCLIDEAN, X, codes.SQEUCLIDEAN, norms64
 
@@ -250,7 +254,10 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     """Approximate k nearest neighbours of every row of X by NN-descent.
 
     Each point excludes itself by index (a duplicate point still counts as a neighbour), as
-    ``NearestNeighbors().fit(X).kneighbors()`` does.
+    ``NearestNeighbors().fit(X).kneighbors()`` does. This is the graph that
+    ``NearestNeighbors(algorithm="nndescent")`` builds at ``fit``; the function returns it
+    as arrays, without an estimator around it. The same data and integer ``random_state``
+    give bit-identical graphs for every ``n_jobs``.
 
     Parameters
     ----------
@@ -260,48 +267,59 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
         k, at most m - 1.
     metric : {"euclidean", "sqeuclidean", "cosine", "manhattan"}, default="euclidean"
         Cosine works on the normalised rows and reports ``1 - cos``.
-    n_trees : int or None
+    n_trees : int or None, default=None
         Random-projection trees for the initial graph; None: ``max(3, min(32, round(0.45
         m^(1/4))))`` (8 at m=100,000), or ``max(3, min(12, round(2 log10 m)))`` for
-        manhattan (:func:`default_parameters`).
-    n_iters : int or None
+        manhattan.
+    n_iters : int or None, default=None
         Maximum NN-descent rounds; None: ``max(5, round(log2(m)))``.
-    max_candidates : int or None
+    max_candidates : int or None, default=None
         New and old candidates sampled per point per round; None:
         ``min(60, max(15, n_neighbors))``.
     delta : float, default=0.001
         Stop when a round changes at most ``delta * n_neighbors * m`` heap entries.
-    leaf_size : int or None
+    leaf_size : int or None, default=None
         Largest tree leaf; None: ``min(2048, max(1024, 6 n_neighbors))``, or
         ``max(60, min(256, 5 n_neighbors))`` for manhattan (whose leaves are joined pair by
         pair, not by GEMM).
-    build_neighbors : int or None
+    build_neighbors : int or None, default=None
         Neighbours kept per point while the graph is built (``n_neighbors`` to ``m - 1``);
         the nearest ``n_neighbors`` are returned. None: ``n_neighbors`` first; then the
         recall is estimated on 512 sampled points (all when m <= 512) against their exact
         neighbours, and while it is below 0.95 the build continues up to twice with wider
-        heaps (:func:`widened_neighbors`: 2 or 3 times ``max(n_neighbors, 15)``), seeded
-        by the leaf mates and the graph so far. With wider heaps and ``max_candidates``
-        None, ``max(default, min(60, ceil(3 build_neighbors / 4)))`` candidates are
-        sampled.
-    random_state : int, numpy Generator/RandomState or None
-        The same int gives the same graph for any ``n_jobs``.
-    n_jobs : int or None
-        Threads for this call; None means all cores.
+        heaps (2 or 3 times ``max(n_neighbors, 15)``, at most ``max(n_neighbors, 60)``
+        and ``m - 1``), seeded by the leaf mates and the graph so far. With wider heaps
+        and ``max_candidates`` None, ``max(default, min(60, ceil(3 build_neighbors / 4)))``
+        candidates are sampled.
+    random_state : int, numpy Generator/RandomState or None, default=None
+        Seeds the trees and the candidate sampling. The same int gives the same graph for
+        any ``n_jobs``; None draws a fresh seed.
+    n_jobs : int or None, default=None
+        Threads for this call; None or -1 means all cores.
     verbose : int, default=0
         1 draws a tqdm bar over the rounds with each round's number of heap updates (one
         line per round instead when tqdm is not installed), and prints each recall estimate;
         2 always prints the lines.
     return_index : bool, default=False
-        Also return the :class:`NNDescentIndex` (for :func:`nndescent_query`).
+        Also return the index (the data, the trees and the graph) that
+        :func:`nndescent_query` searches for new points.
 
     Returns
     -------
     distances : ndarray of shape (m, n_neighbors)
         Exact distances of the returned neighbours, ascending (ties by index), X's dtype.
     indices : ndarray of shape (m, n_neighbors), int64
+        Row numbers of X; row i never lists i itself.
     index : NNDescentIndex
-        Only with ``return_index=True``.
+        Only with ``return_index=True``: pass it to :func:`nndescent_query`. It holds X
+        (not copied where no conversion was needed), a reordered copy of it and the trees.
+
+    See Also
+    --------
+    nndescent_query : The k nearest indexed points of new points, searched on this graph.
+    fastdr.NearestNeighbors : ``algorithm="nndescent"`` wraps this in an estimator.
+    fastdr.kneighbors_graph : The exact (or, with ``algorithm="nndescent"``, approximate)
+        graph as a sparse matrix.
 
     Notes
     -----
@@ -319,12 +337,21 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     Examples
     --------
     >>> import numpy as np
-    >>> from fastdr.neighbors._nndescent import nndescent_graph
+    >>> from fastdr.neighbors import nndescent_graph
     >>> X = np.random.default_rng(0).normal(size=(500, 5))
     >>> dist, ind = nndescent_graph(X, 5, random_state=0)
     >>> ind.shape
     (500, 5)
+    >>> bool((ind != np.arange(500)[:, None]).all())  # no point lists itself
+    True
+    >>> bool((np.diff(dist, axis=1) >= 0).all())  # each row ascending
+    True
     """
+    if not isinstance(return_index, (bool, np.bool_)):
+        raise TypeError(
+            f"return_index must be True or False, got {return_index!r} of type "
+            f"{type(return_index).__name__}."
+        )
     index = nndescent_index(X, n_neighbors, metric=metric, n_trees=n_trees, n_iters=n_iters,
                             max_candidates=max_candidates, delta=delta, leaf_size=leaf_size,
                             build_neighbors=build_neighbors, random_state=random_state,
@@ -335,30 +362,66 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
 
 
 def nndescent_query(index_state, Q, n_neighbors, epsilon=0.1, *, n_jobs=None):
-    """Approximate k nearest indexed points for new points, by graph search.
+    """Approximate k nearest indexed points of new points, by graph search.
+
+    Each query descends every random-projection tree of the index to one leaf and measures
+    the points there, then walks the k-NN graph (forward and reverse edges) best first,
+    keeping the best ``n_neighbors`` found; the kept neighbours get exact distances. No
+    indexed point is excluded: unlike the graph's own rows, an indexed point equal to a
+    query is a valid answer, at distance 0. Each query is searched on its own, so the
+    answer is the same for every ``n_jobs``.
 
     Parameters
     ----------
     index_state : NNDescentIndex
-        From :func:`nndescent_index` or ``nndescent_graph(..., return_index=True)``.
+        The index returned by ``nndescent_graph(X, ..., return_index=True)``; its metric is
+        used.
     Q : array-like of shape (n_queries, d)
-        Cast to the index's dtype.
+        The new points, with as many features as the indexed X. Cast to the index's dtype.
     n_neighbors : int
-        At most the number of indexed points.
+        Neighbours per query, at most the number of indexed points (it may exceed the
+        graph's own ``n_neighbors``).
     epsilon : float, default=0.1
         Search breadth: points are expanded while within (1 + epsilon) times the current
         k-th distance. Larger is slower and more accurate.
-    n_jobs : int or None
+    n_jobs : int or None, default=None
+        Threads for this call; None or -1 means all cores.
 
     Returns
     -------
     distances : ndarray of shape (n_queries, n_neighbors)
         Exact distances, ascending (ties by index), in the index's dtype.
     indices : ndarray of shape (n_queries, n_neighbors), int64
+        Row numbers of the indexed X.
+
+    See Also
+    --------
+    nndescent_graph : Builds the index.
+    fastdr.NearestNeighbors : ``algorithm="nndescent"`` answers ``kneighbors(Q)`` this way.
+
+    Notes
+    -----
+    Time O(n_queries v d), where v, the points measured per query, is at least its leaf
+    mates in every tree and grows with ``epsilon``. Memory beyond the index: the result,
+    one visited mark per indexed point per thread, and, built by the first query of an
+    index and kept in it, the search graph (O(m k) for a graph of k neighbours).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastdr.neighbors import nndescent_graph, nndescent_query
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 5))
+    >>> _, _, index = nndescent_graph(X, 10, random_state=0, return_index=True)
+    >>> dist, ind = nndescent_query(index, X[:3] + 1e-3, 4)
+    >>> ind.shape
+    (3, 4)
+    >>> ind[:, 0]  # each query is closest to the point it was moved from
+    array([0, 1, 2])
     """
     if not isinstance(index_state, NNDescentIndex):
         raise TypeError(
-            f"index_state must be an NNDescentIndex (from nndescent_index or "
+            f"index_state must be an NNDescentIndex (from "
             f"nndescent_graph(..., return_index=True)); got {type(index_state).__name__}."
         )
     Q = check_array(Q, name="Q")
@@ -374,7 +437,7 @@ def nndescent_query(index_state, Q, n_neighbors, epsilon=0.1, *, n_jobs=None):
     effective_n_jobs(n_jobs)
     dtype = index_state._key_data.dtype
     Q = Q.astype(dtype, copy=False)
-    key_q, key_code, exact_q, exact_code, q_norms = _prepare_data(Q, index_state.metric)
+    key_q, key_code, exact_q, exact_code, q_norms = _prepare_data(Q, index_state.metric, "Q")
     scale = (1.0 + epsilon) if key_code == codes.MANHATTAN else (1.0 + epsilon) ** 2
     f = index_state._forest
     ptr, cols = index_state.search_graph()

@@ -7,7 +7,7 @@ from sklearn import decomposition as skd
 from fastdr import PCA, InvalidParameterError, KernelPCA, _eigen
 from fastdr._kernels.distances.euclidean import centred_sqnorms
 from fastdr._kernels.spectral import kernel_matrix as kk
-from fastdr.decomposition import centred_scatter, project_centred
+from fastdr.decomposition._centred import centred_scatter, project_centred
 from fastdr.decomposition._kernel_pca import _CentredKernel
 from fastdr.exceptions import MemoryBudgetError
 
