@@ -15,12 +15,13 @@ from .._base import BaseEstimator, ClassifierMixin, TransformerMixin
 from .._validation.arrays import check_is_fitted
 from .._validation.params import check_n_components, check_option, validate_params
 from ..discriminant import LinearDiscriminantAnalysis as LocalLDA
-from ..discriminant import check_class_counts, check_priors, fit_from_statistics
+from ..discriminant._checks import check_class_counts, check_priors
 from ..discriminant._class_scatter import (
     ledoit_wolf_within,
     shrink_to_scaled_identity,
     standardising_scales,
 )
+from ..discriminant._lda import fit_from_statistics
 from ..discriminant._solvers import total_minus_within
 from ._utils import (
     as_dask_classified,

@@ -4,12 +4,11 @@ The entry is :mod:`._lda` (the estimator, and :func:`fit_from_statistics`, the e
 after the class statistics); :mod:`._checks` holds the checks of the class counts, the
 priors and ``S_w``, :mod:`._solvers` scikit-learn's three solvers, :mod:`._class_scatter`
 the within- and between-class scatter, and :mod:`._scores` the decision function,
-predictions and probabilities. The module-level functions are the seam that
-:mod:`fastdr.dask` builds on: it computes the class statistics over a cluster and calls them.
+predictions and probabilities. The module-level functions of :mod:`._lda` and :mod:`._checks`
+are the seam that :mod:`fastdr.dask` builds on: it computes the class statistics over a
+cluster and calls them.
 """
 
-from ._checks import check_class_counts, check_priors, check_within_regular
-from ._lda import LinearDiscriminantAnalysis, fit_from_statistics
+from ._lda import LinearDiscriminantAnalysis
 
-__all__ = ["LinearDiscriminantAnalysis", "check_class_counts", "check_priors",
-           "check_within_regular", "fit_from_statistics"]
+__all__ = ["LinearDiscriminantAnalysis"]
