@@ -25,15 +25,11 @@ _MEMORY_BUDGET_ENV = "FASTDR_MEMORY_BUDGET"
 #: PCA's ``"arpack"`` solver on a dense tall X applies the Gram operator in one fused pass
 #: over X (:mod:`fastdr._kernels.spectral.gram_product`) from this many elements of X up. Below it X
 #: stays in the last-level cache, where two BLAS matrix-vector products on a centred copy
-#: are as fast, without a numba launch per product (about 0.1 ms on the workqueue layer,
-#: more when its threads have gone to sleep, as between the report's timed calls).
-#: Measured (float64, 10 components): 20,000 x 2,000 0.44 s against 0.84 s; 10,000 x 500
-#: 1.0x to 1.4x in direct loops but 0.83x to 0.98x in the report; 5,000 x 500 0.78x.
+#: are as fast, without a numba launch per product (dearer still when the launch layer's
+#: threads have gone to sleep between calls). Bench: pca_arpack.
 ARPACK_GRAM_MIN_ELEMENTS = 2**23
 #: The same threshold in stored entries, for a CSR X (scipy's two single-threaded sparse
-#: products against one fused pass on every thread; 100,000 x 2,000 at 10% stored: 0.64 s
-#: against 0.99 s a fit; 20,000 x 500 (1M stored): 1.2x to 1.4x in direct loops, 0.85x to
-#: 0.92x in the report).
+#: products against one fused pass on every thread). Bench: pca_sparse_arpack.
 ARPACK_GRAM_MIN_STORED = 2**21
 #: PCA's ``"arpack"`` solver on a tall X (dense or CSR) with at most this many features runs
 #: ARPACK on the d x d Gram matrix, formed once (O(m d^2) dense, O(sum of squared row counts)
@@ -47,27 +43,21 @@ ARPACK_EXPLICIT_GRAM_MAX_ROW_ENTRIES = 100
 #: PCA's ``"randomized"`` solver on a dense tall X with at most this many features runs its
 #: power iterations on the d x d centred scatter, formed once ...
 RANDOMIZED_EXPLICIT_GRAM_MAX_DIM = 512
-#: ... when ``d <= RANDOMIZED_GRAM_GAIN x iterations x (n_components + n_oversamples)``.
-#: Break-even measured at 5 to 6 (float64, 5,000 rows, block of 12 or 20): d = 500 with 1,
-#: 2, 3 iterations 0.52x, 0.67x, 0.81x; d = 100 with 1 iteration 0.98x; and 7 iterations
-#: (scikit-learn's default for 10 components) 1.1x at 2,000 x 500, 2.2x at 5,000 x 500.
+#: ... when ``d <= RANDOMIZED_GRAM_GAIN x iterations x (n_components + n_oversamples)``:
+#: break-even about 5-6 x iterations x width (float64). Bench: pca_randomized.
 RANDOMIZED_GRAM_GAIN = 5.0
 
 #: LDA's row gathering (class scatter, Ledoit-Wolf, the R factor) runs on the calling thread
 #: for blocks below this many elements
-#: (see :func:`fastdr.discriminant._class_scatter.gather_centre`):
-#: measured serial against a parallel launch, 1,000 x 25 12 against 90 us, 5,000 x 100 281
-#: against 417 us (the gather is memory-bound) ...
+#: (see :func:`fastdr.discriminant._class_scatter.gather_centre`): the gather is
+#: memory-bound, and below this a parallel launch costs more than it saves. Bench: lda ...
 GATHER_PARALLEL_MIN_ELEMENTS = 2**20
 #: ... and its per-block products ``B^T B`` run on one BLAS thread up to this many
-#: multiply-adds a block (rows x d^2; measured single against two threads: 1,000 x 25 25 us
-#: against 49 us, 8,192 x 64 841 against 926 us, 5,000 x 100 1.18 against 1.04 ms).
+#: multiply-adds a block (rows x d^2): below it a second thread does not pay. Bench: lda.
 LDA_SINGLE_THREAD_BLAS_MAX_WORK = 2**26
 
 #: MMC's pair sums (pairs x d^2 multiply-adds) up to this size run serially: a parallel
-#: launch costs about 0.1 ms on numba's workqueue layer. Measured on 10 Gaussian classes,
-#: d = 16 (a few thousand pairs, under 1M a sum) MMC_Supervised's fit went from 64 to 16 ms
-#: at m = 1,000 (metric-learn about 40 ms), and from 104 to 41 ms at d = 32.
+#: launch on numba's workqueue layer costs more than such a sum. Bench: mmc.
 MMC_SERIAL_MAX_WORK = 2**22
 
 # --- distances (pairwise_distances, k-NN search, the KernelPCA rbf kernel) -----------------
@@ -84,28 +74,24 @@ KD_TREE_MAX_DIM = 15
 #: Targets per GEMM block of the k-NN and pairwise kernels (fewer when there are fewer).
 TARGET_BLOCK = 2048
 #: Targets per float32 GEMM block of the k-NN screen (:mod:`fastdr._kernels.knn.screen`):
-#: the packed panel (about 100 KiB at d = 50) stays in L2 beside a 128 x 512 key tile.
-#: Measured (median of 7, float32, k=10): 45 ms against 57 ms for 2,048 at 5,000 x 50;
-#: within noise of 2,048 at 20,000 x 50.
+#: the packed panel (about 100 KiB at d = 50) stays in L2 beside a 128 x 512 key tile;
+#: 2,048 is slower at small m and no faster at large m. Bench: knn_f32.
 SCREEN_TARGET_BLOCK = 512
 #: Query rows per parallel iteration of ``pairwise_distances``' GEMM kernel.
 PAIRWISE_QUERY_BLOCK = 64
 #: Rows and columns per tile of the symmetric ``pairwise_distances(X)`` kernel: 128 up to
-#: ``PAIRWISE_SMALL_ROWS`` rows (enough tiles to balance the threads), 256 above. Measured
-#: (float64, d=100, the kernel alone, median of 101): 0.64 against 0.94 ms at 500 rows,
-#: 2.0 against 2.2 ms at 1,000, equal at 2,000; 256 wins at 5,000 (62 against 69 ms).
+#: ``PAIRWISE_SMALL_ROWS`` rows (enough tiles to balance the threads), 256 above (fewer
+#: passes over the packed blocks). Bench: pairwise.
 PAIRWISE_SELF_BLOCK = 256
 PAIRWISE_SMALL_ROWS = 2048
 #: ``pairwise_distances`` writes outputs of at least this many bytes with streaming stores
 #: (:mod:`fastdr._kernels.streaming`): a plain store to a line that is not cached first
-#: reads it from memory. Smaller outputs stay in cache for the caller. Measured (float64,
-#: d=100, the call then a sum of the result, median): 500 rows (2 MB) 0.80 plain against
-#: 1.22 ms streamed, 1,000 rows equal, 2,000 rows 10.2 against 7.9 ms, 5,000 rows 66 against
-#: 52 ms, 10,000 rows (the call alone) 192 against 155 ms.
+#: reads it from memory. Smaller outputs stay in cache for the caller, who reads them next;
+#: break-even near 1,000 x 1,000 float64. Bench: pairwise.
 PAIRWISE_STREAM_MIN_BYTES = 2**24
 #: The O(m d) set-up kernels of the distance routes (norms, packing) run on the calling
-#: thread for inputs up to this many elements: a parallel launch costs about 0.1 ms on
-#: numba's workqueue layer, more than the serial pass (about 0.3 ns an element).
+#: thread for inputs up to this many elements: a parallel launch on numba's workqueue layer
+#: costs more than the serial pass over them.
 PREP_SERIAL_MAX_ELEMENTS = 2**18
 
 # --- geodesic distances (Isomap) ------------------------------------------------------------
@@ -168,7 +154,7 @@ def memory_budget():
 
 #: Dense allocations up to this many bytes are not checked against the budget unless
 #: ``FASTDR_MEMORY_BUDGET`` is set: they fit any machine that runs Python, and reading
-#: /proc/meminfo costs about 0.1 ms, a tenth of a small PCA's fit.
+#: /proc/meminfo costs a noticeable share of a small PCA's fit.
 SMALL_ALLOCATION_BYTES = 2**20
 
 

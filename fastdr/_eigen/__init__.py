@@ -9,12 +9,10 @@ Rule of ``solver="auto"``
 * a sparse matrix with ``n > 200``: ``"arpack"``;
 * a dense matrix with ``200 < n <= 2000``: ``"arpack"`` (if it does not converge, LAPACK
   takes over). LAPACK's tridiagonal reduction costs ``4/3 n^3`` whatever the few pairs
-  wanted: 2 pairs of an n = 1000 rbf kernel matrix take 35 ms there, 2 to 11 ms by ARPACK
-  and 6 to 23 ms by the block solver (double-centred distances of 50-d Gaussian data and
-  rbf kernels of 10-d and 50-d data);
+  wanted, while ARPACK reads the matrix only a few dozen times (bench: kernel_pca,
+  classical_mds);
 * a larger dense matrix: ``"randomized"`` with at most 100 passes; if it has not converged
-  by then, ``"arpack"`` takes over. At n = 4000 it reads the matrix fewer times than ARPACK
-  (60 to 200 ms against 68 to 330 ms on the same matrices).
+  by then, ``"arpack"`` takes over. There it reads the matrix fewer times than ARPACK.
 
 Results: eigenvalues sorted (descending for ``largest=True``, ascending otherwise), each
 eigenvector's sign fixed so that its entry of largest magnitude is positive (scikit-learn's
@@ -240,7 +238,8 @@ def symmetric_eigenpairs(
         solver = choose_solver(n, n_components, sparse=sparse)
     if solver in ("arpack", "lobpcg") and n_components >= n:
         solver = "dense"
-    # None seeds a RandomState from the OS (0.15 ms): not for LAPACK, which draws nothing
+    # None seeds a RandomState from the OS (a system call): not for LAPACK, which draws
+    # nothing
     dense_unseeded = solver == "dense" and random_state is None
     rng = None if dense_unseeded else check_random_state(random_state)
     try:

@@ -164,9 +164,7 @@ def _new_block(residual, basis, rng):
 STREAMING_MAX_COLUMNS = 16
 #: ... and only for a matrix of more than this many rows. A smaller matrix (at most 32 MB in
 #: float64) stays in the last-level cache, where BLAS on the full matrix beats one numba
-#: launch per product (about 0.1 ms each on numba's workqueue layer): KernelPCA rbf,
-#: 2 components by ARPACK, m=500: 2.2 ms against 11.2 ms; m=2000: 20.6 against 22.6 ms;
-#: the block solver at m=4000 still gains from the stream (72 against 112 ms).
+#: launch per product; a larger one gains from the stream (bench: kernel_pca_arpack).
 STREAMING_MIN_ROWS = 2000
 
 
@@ -267,8 +265,7 @@ def block_krylov_pairs(A, k, largest, tol, max_iter, rng, n_oversamples, n_jobs=
     H = np.zeros((max_width, max_width), dtype=np.float64)
     # With a thin block the solver's own BLAS work is small (O(n w b) a pass, w <= 10 b) and
     # runs on one thread: a multi-threaded call would leave OpenBLAS workers spinning into
-    # the next product, a numba kernel, and share the cores with it (KernelPCA rbf, 10,000 x
-    # 10, without OPENBLAS_THREAD_TIMEOUT: eigensolver 0.30 s against 0.19 s when set)
+    # the next product, a numba kernel, and share the cores with it (bench: kernel_pca)
     ops = single_threaded_blas if b <= STREAMING_MAX_COLUMNS else nullcontext
     with ops():
         block = _start_block(n, b, rng, dtype, start, tol)

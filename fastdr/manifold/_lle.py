@@ -149,7 +149,8 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         Threads for this call only; None means all cores.
     verbose : int, default=0
         1 or more prints one line per stage of ``fit`` (neighbours, weights, matrix M,
-        eigensolver) with its time and, for neighbour searches expected to last over 10 s, a
+        eigensolver) with its time and, for neighbour searches expected to last over ten
+        seconds, a
         progress bar. A fastdr extra: scikit-learn's LocallyLinearEmbedding has no
         ``verbose``.
 

@@ -54,8 +54,8 @@ def build_tree(T):
 
 def screen_extra(k):
     """Candidates kept beyond k by the float32 screen: ``max(4, k // 2)``. More make a failed
-    certificate (and a float64 redo of that row) rarer and the selection slower: 20 instead
-    of 14 candidates cost 8% at 20,000 x 50, k=10."""
+    certificate (and a float64 redo of that row) rarer and the selection slower (bench:
+    knn_f32)."""
     return max(4, k // 2)
 
 
@@ -63,11 +63,8 @@ def _query_block(m, threads):
     """Query rows per parallel iteration: about 4 iterations per thread, within [16, 256].
 
     The screen's key tile is then at most 256 x ``SCREEN_TARGET_BLOCK`` float32 (512 KiB),
-    within L2 beside the packed target block. Measured against a cap of 128 (2 threads, k=10,
-    median of 3 in one process): 50,000 x 50 float64 queries 1.385 against 1.468 s, float32
-    self query 1.370 against 1.482 s; at the quick sizes (median of 7, two runs) 2,500 x 150
-    float32 13.8-14.1 against 14.8-15.3 ms, the classifier at 5,000 x 30 17.2-17.6 against
-    19.3-19.8 ms, none slower.
+    within L2 beside the packed target block. A cap of 128 was nowhere faster (bench:
+    knn_f64_queries, knn_f32, knn_classifier).
     """
     return int(max(16, min(256, -(-m // (4 * threads)))))
 

@@ -17,7 +17,7 @@ from ..distances.euclidean import sqdist_exact
 from ..heap import heap_init, heap_push, heap_sort
 
 #: keys per screened chunk: a compile-time trip count over a contiguous row piece, which
-#: LLVM turns into a few wide compares (a variable-length chunk stays scalar, about 4x slower)
+#: LLVM turns into a few wide compares (a variable-length chunk stays scalar)
 LANE = 64
 
 

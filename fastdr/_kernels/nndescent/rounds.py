@@ -13,8 +13,8 @@ serial worker compiled with ``_nrt=False`` (numba's flag for code that needs no 
 there, row views and array arguments of inlined helpers cost no atomic reference-count
 updates. In NRT code every view of a shared array, and every inlined call taking arrays
 (``flagged_push``), updates the shared counter atomically, and the two threads fought over
-its cache line: incref and decref took about a quarter of the workers' samples in a build
-at 100,000 x 50 (perf). Workers cannot allocate (a slice assignment may: copy rows element
+its cache line: incref and decref became a large share of the workers' profile (perf;
+bench: nndescent). Workers cannot allocate (a slice assignment may: copy rows element
 by element).
 
 Determinism. Every kernel writes only its own rows, except the local join, which writes its
@@ -116,8 +116,8 @@ def _row_contains(idx, p, j, n=-1):
 def flagged_push(dist, idx, flag, p, d, j):
     """Offer (d, j) to row p of the flagged heaps unless j is already there; 1 if it entered.
 
-    The new entry gets flag 1. Inlined, and on the 2-D arrays rather than row views: about
-    37 ns an offer against 69 ns for a called function on three views (measured). O(k).
+    The new entry gets flag 1. Inlined, and on the 2-D arrays rather than row views: a
+    called function on three views makes the rounds' innermost step far dearer. O(k).
     """
     if not worse(dist[p, 0], idx[p, 0], d, j):
         return 0
