@@ -37,6 +37,12 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
+from .._config import EIGEN_ARPACK_MAX_N as ARPACK_MAX_N
+from .._config import EIGEN_AUTO_RANDOMIZED_MAX_ITER as AUTO_RANDOMIZED_MAX_ITER
+from .._config import EIGEN_DENSE_FRACTION as DENSE_FRACTION
+from .._config import EIGEN_DENSE_MAX_N as DENSE_MAX_N
+from .._config import EIGEN_RANDOMIZED_MAX_ITER as RANDOMIZED_MAX_ITER
+from .._config import EIGEN_SPARSE_DENSE_MAX_N as SPARSE_DENSE_MAX_N
 from .._runtime.blas import caller_blas_threads
 from .._validation.budget import check_dense_allocation
 from .._validation.params import check_option, check_random_state
@@ -54,12 +60,6 @@ from .solvers import (
 from .values import clip_negative_eigenvalues, fix_signs, select_count, zero_roundoff_eigenvalues
 
 SOLVERS = ("auto", "dense", "arpack", "lobpcg", "randomized")
-DENSE_MAX_N = 200
-ARPACK_MAX_N = 2000
-SPARSE_DENSE_MAX_N = 200
-DENSE_FRACTION = 0.1
-AUTO_RANDOMIZED_MAX_ITER = 100
-RANDOMIZED_MAX_ITER = 1000
 
 
 def choose_solver(n, n_components, *, sparse):

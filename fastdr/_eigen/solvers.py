@@ -32,6 +32,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
+from .._config import STREAMING_MAX_COLUMNS, STREAMING_MIN_ROWS
 from .._kernels.spectral.block_product import dense_times_block, upper_times_block
 from .._runtime.blas import single_threaded_blas
 from .._runtime.threads import parallel_section
@@ -158,14 +159,6 @@ def _new_block(residual, basis, rng):
     block = _orthonormal(residual)
     block -= basis @ (basis.T @ block)
     return _orthonormal(block)
-
-
-#: Up to this many columns, a dense product runs in the streaming numba kernel, not BLAS.
-STREAMING_MAX_COLUMNS = 16
-#: ... and only for a matrix of more than this many rows. A smaller matrix (at most 32 MB in
-#: float64) stays in the last-level cache, where BLAS on the full matrix beats one numba
-#: launch per product; a larger one gains from the stream (bench: kernel_pca_arpack).
-STREAMING_MIN_ROWS = 2000
 
 
 def block_product(A, block, n_jobs=None, upper=False):

@@ -8,8 +8,7 @@ a kernel reads through it.
 
 import numpy as np
 
-_BLOCK_ROWS = 8192  # rows converted to float64 at a time: the check needs O(block d) memory
-
+from .._config import MAGNITUDE_BLOCK_ROWS as _BLOCK_ROWS
 
 
 def check_distance_magnitude(X, name="X", *, centre=None, dtype=None, sq_norms=None,

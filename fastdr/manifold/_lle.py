@@ -17,6 +17,7 @@ import scipy.sparse
 from scipy.sparse.csgraph import connected_components
 
 from .._base import BaseEstimator, TransformerMixin
+from .._config import LLE_WEIGHT_BLOCK as _WEIGHT_BLOCK
 from .._eigen import plan_solve, spectral_pairs
 from .._kernels.lle import weights as lle_kernels
 from .._runtime.progress import StageLog
@@ -30,7 +31,6 @@ from ._lle_methods import METHODS, hessian_min_neighbors, method_matrix
 
 EIGEN_SOLVERS = ("auto", "arpack", "dense")
 _WHAT = "The LLE matrix M = (I - W)^T (I - W)"
-_WEIGHT_BLOCK = 256
 
 
 def barycenter_weights(Q, T, indices, reg, n_jobs):

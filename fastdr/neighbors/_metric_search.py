@@ -18,12 +18,10 @@ import numba
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
+from .._config import MINKOWSKI_T_BLOCK
 from .._distance.norm_trick import target_block
 from .._runtime.threads import parallel_section
 from .._validation.budget import check_dense_allocation
-
-#: Targets per packed block of a Minkowski tile (d x 256 float64 stays in L2).
-MINKOWSKI_T_BLOCK = 256
 
 
 def _kernels():

@@ -9,7 +9,7 @@ chunk order, so results do not depend on the number of threads.
 import numpy as np
 from numba import njit, prange
 
-_CHUNK = 256  # pairs gathered per BLAS call
+from ..._config import MMC_PAIR_CHUNK as _CHUNK
 
 
 @njit(cache=True)

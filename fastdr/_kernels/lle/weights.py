@@ -23,7 +23,7 @@ bitwise symmetric and independent of the thread count.
 import numpy as np
 from numba import njit, prange
 
-_MAX_RETRIES = 40
+from ..._config import LLE_MAX_RETRIES as _MAX_RETRIES
 
 
 @njit(cache=True)

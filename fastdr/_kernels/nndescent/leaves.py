@@ -7,6 +7,7 @@ points), so results do not depend on the thread count. Heaps are those of :mod:`
 import numpy as np
 from numba import njit, prange
 
+from ..._config import LEAF_GATHER_AHEAD as _AHEAD
 from ..heap import INDEX_SENTINEL, heap_sort, sift_down
 from ..knn.brute import LANE, hit_mask, trailing_zeros
 from ..prefetch import prefetch_row
@@ -20,8 +21,6 @@ from .rounds import (
     sq_distance,
 )
 from .rp_trees import hash3
-
-_AHEAD = 8  # rows prefetched ahead in the gathers of a leaf's scattered members
 
 
 @njit(cache=True, parallel=True)

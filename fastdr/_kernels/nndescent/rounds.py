@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..._config import FASTMATH
+from ..._config import NNDESCENT_UPDATE_AHEAD as _UPDATE_AHEAD
 from ..heap import INDEX_SENTINEL, heap_push, sift_down, worse
 from ..prefetch import prefetch_row
 from .rp_trees import hash3
@@ -38,7 +39,6 @@ EXACT_MANHATTAN = 1
 EXACT_COSINE = 2
 PRIORITY_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 CAND_EMPTY = np.int32(2**31 - 1)  # empty slot of the int32 candidate lists (ids < 2**31 - 1)
-_UPDATE_AHEAD = 16  # proposals between a heap row's prefetch and its update
 
 
 @njit(cache=True, fastmath=set(FASTMATH), _nrt=False)

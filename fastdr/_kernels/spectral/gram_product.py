@@ -15,13 +15,7 @@ depend on the thread count.
 import numpy as np
 from numba import njit, prange
 
-from ..._config import FASTMATH
-
-#: Fixed partition of the rows: results never depend on the thread count.
-GRAM_CHUNKS = 32
-#: Row chunks of :func:`csr_gram_matrix`, each with its own d x d accumulator (fixed, so
-#: the sum does not depend on the thread count).
-GRAM_MATRIX_CHUNKS = 8
+from ..._config import FASTMATH, GRAM_CHUNKS, GRAM_MATRIX_CHUNKS
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
