@@ -5,11 +5,10 @@ first access (PEP 562), and kernels compile on first use and are cached on disk.
 
 Importing fastdr sets one environment default, ``OPENBLAS_THREAD_TIMEOUT=12``, unless the
 variable is already set: an OpenBLAS loaded after it (scipy's, when ``scipy.linalg`` comes
-later) lets its idle worker threads sleep after 2^12 cycles instead of spinning for 2^28
-(about 0.1 s). Spinning workers of one OpenBLAS starve the threads of the other copy (numpy
-and scipy each ship one) and of numba on a small machine: measured on 2 cores,
-``PCA(svd_solver="arpack")`` at 5,000 x 500 took 0.101 s with the default and 0.043 s with
-this setting (scikit-learn's own call gains as much). Set the variable yourself to override.
+later) lets its idle worker threads sleep after 2^12 cycles instead of spinning for 2^28.
+Spinning workers of one OpenBLAS starve the threads of the other copy (numpy and scipy each
+ship one) and of numba on a small machine, which slows fastdr's calls and scikit-learn's
+alike (bench: pca_arpack). Set the variable yourself to override.
 """
 
 import importlib

@@ -9,12 +9,10 @@ Rule of ``solver="auto"``
 * a sparse matrix with ``n > 200``: ``"arpack"``;
 * a dense matrix with ``200 < n <= 2000``: ``"arpack"`` (if it does not converge, LAPACK
   takes over). LAPACK's tridiagonal reduction costs ``4/3 n^3`` whatever the few pairs
-  wanted: 2 pairs of an n = 1000 rbf kernel matrix take 35 ms there, 2 to 11 ms by ARPACK
-  and 6 to 23 ms by the block solver (double-centred distances of 50-d Gaussian data and
-  rbf kernels of 10-d and 50-d data);
+  wanted, while ARPACK reads the matrix only a few dozen times (bench: kernel_pca,
+  classical_mds);
 * a larger dense matrix: ``"randomized"`` with at most 100 passes; if it has not converged
-  by then, ``"arpack"`` takes over. At n = 4000 it reads the matrix fewer times than ARPACK
-  (60 to 200 ms against 68 to 330 ms on the same matrices).
+  by then, ``"arpack"`` takes over. There it reads the matrix fewer times than ARPACK.
 
 Results: eigenvalues sorted (descending for ``largest=True``, ascending otherwise), each
 eigenvector's sign fixed so that its entry of largest magnitude is positive (scikit-learn's
@@ -39,6 +37,12 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
+from .._config import EIGEN_ARPACK_MAX_N as ARPACK_MAX_N
+from .._config import EIGEN_AUTO_RANDOMIZED_MAX_ITER as AUTO_RANDOMIZED_MAX_ITER
+from .._config import EIGEN_DENSE_FRACTION as DENSE_FRACTION
+from .._config import EIGEN_DENSE_MAX_N as DENSE_MAX_N
+from .._config import EIGEN_RANDOMIZED_MAX_ITER as RANDOMIZED_MAX_ITER
+from .._config import EIGEN_SPARSE_DENSE_MAX_N as SPARSE_DENSE_MAX_N
 from .._runtime.blas import caller_blas_threads
 from .._validation.budget import check_dense_allocation
 from .._validation.params import check_option, check_random_state
@@ -56,12 +60,6 @@ from .solvers import (
 from .values import clip_negative_eigenvalues, fix_signs, select_count, zero_roundoff_eigenvalues
 
 SOLVERS = ("auto", "dense", "arpack", "lobpcg", "randomized")
-DENSE_MAX_N = 200
-ARPACK_MAX_N = 2000
-SPARSE_DENSE_MAX_N = 200
-DENSE_FRACTION = 0.1
-AUTO_RANDOMIZED_MAX_ITER = 100
-RANDOMIZED_MAX_ITER = 1000
 
 
 def choose_solver(n, n_components, *, sparse):
@@ -240,7 +238,8 @@ def symmetric_eigenpairs(
         solver = choose_solver(n, n_components, sparse=sparse)
     if solver in ("arpack", "lobpcg") and n_components >= n:
         solver = "dense"
-    # None seeds a RandomState from the OS (0.15 ms): not for LAPACK, which draws nothing
+    # None seeds a RandomState from the OS (a system call): not for LAPACK, which draws
+    # nothing
     dense_unseeded = solver == "dense" and random_state is None
     rng = None if dense_unseeded else check_random_state(random_state)
     try:

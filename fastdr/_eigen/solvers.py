@@ -32,6 +32,7 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
+from .._config import STREAMING_MAX_COLUMNS, STREAMING_MIN_ROWS
 from .._kernels.spectral.block_product import dense_times_block, upper_times_block
 from .._runtime.blas import single_threaded_blas
 from .._runtime.threads import parallel_section
@@ -157,16 +158,6 @@ def _new_block(residual, basis, rng):
     return _orthonormal(block)
 
 
-#: Up to this many columns, a dense product runs in the streaming numba kernel, not BLAS.
-STREAMING_MAX_COLUMNS = 16
-#: ... and only for a matrix of more than this many rows. A smaller matrix (at most 32 MB in
-#: float64) stays in the last-level cache, where BLAS on the full matrix beats one numba
-#: launch per product (about 0.1 ms each on numba's workqueue layer): KernelPCA rbf,
-#: 2 components by ARPACK, m=500: 2.2 ms against 11.2 ms; m=2000: 20.6 against 22.6 ms;
-#: the block solver at m=4000 still gains from the stream (72 against 112 ms).
-STREAMING_MIN_ROWS = 2000
-
-
 def block_product(A, block, n_jobs=None, upper=False):
     """``A @ block``; a dense C-ordered A with a thin block goes through the streaming kernel.
 
@@ -264,8 +255,7 @@ def block_krylov_pairs(A, k, largest, tol, max_iter, rng, n_oversamples, n_jobs=
     H = np.zeros((max_width, max_width), dtype=np.float64)
     # With a thin block the solver's own BLAS work is small (O(n w b) a pass, w <= 10 b) and
     # runs on one thread: a multi-threaded call would leave OpenBLAS workers spinning into
-    # the next product, a numba kernel, and share the cores with it (KernelPCA rbf, 10,000 x
-    # 10, without OPENBLAS_THREAD_TIMEOUT: eigensolver 0.30 s against 0.19 s when set)
+    # the next product, a numba kernel, and share the cores with it (bench: kernel_pca)
     ops = single_threaded_blas if b <= STREAMING_MAX_COLUMNS else nullcontext
     with ops():
         block = _start_block(n, b, rng, dtype, start, tol)

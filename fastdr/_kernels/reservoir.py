@@ -1,6 +1,6 @@
 """Reservoir selection of the n smallest keys of a stream, by (key, index).
 
-A bounded heap pays a sift (about 100 ns with its unpredictable branches) for every key that
+A bounded heap pays a sift (slow, with its unpredictable branches) for every key that
 beats its root, about ``n (1 + ln(N / n))`` times over a stream of N keys. A reservoir
 appends such keys to a buffer of ``cap > n`` slots instead (a store and a counter) and, when
 the buffer is full, keeps its n smallest by an in-place quickselect and tightens the
@@ -28,8 +28,7 @@ def _before(d1, i1, d2, i2):
 def keep_smallest(buf_d, buf_i, count, n):
     """Move the n smallest of ``buf[:count]`` (by key, then index) to ``buf[:n]``, in any
     order, and return the largest key among them. Quickselect, O(count) on average, with a
-    branch-free partition: the comparisons of random keys mispredict half the time, and a
-    compaction of 31 slots fell from 320 to 200 ns."""
+    branch-free partition: the comparisons of random keys mispredict half the time."""
     lo = 0
     hi = count - 1
     target = n - 1

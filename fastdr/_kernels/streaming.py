@@ -2,9 +2,9 @@
 
 A plain store to a line that is not cached first reads the line from memory (a
 read-for-ownership), so filling an array once costs twice its size in memory traffic. A
-non-temporal store writes whole 64-byte lines past the caches: writing an 800 MB float64
-array from a cached 256-element buffer took 19 ms against 48 ms with plain stores on this
-box (2 threads). The data are then not in cache, which only pays when the output is larger
+non-temporal store writes whole 64-byte lines past the caches, so filling the array costs
+its size once (bench: pairwise). The data are then not in cache, which only pays when the
+output is larger
 than the last-level cache and is read later, if at all (a 10,000 x 10,000 distance matrix).
 
 Numba has no streaming store, so :func:`_stream_line` is an LLVM intrinsic: one vector load

@@ -25,10 +25,9 @@ always runs at the caller's count whatever other threads do. scipy BLAS calls th
 outside it (user code in another thread, or fastdr steps not wrapped in it) may still meet
 the limit while a launch runs.
 
-Why ctypes and not threadpoolctl: entering and leaving ``threadpool_limits(1, "blas")`` costs
-about 2 ms (it lists every loaded library each time), and a cached ``ThreadpoolController``
-about 34 us, against about 11 us here (2-core box); kernels are launched many times per fit
-(NCA: every L-BFGS step).
+Why ctypes and not threadpoolctl: entering and leaving ``threadpool_limits(1, "blas")`` lists
+every loaded library each time, and even a cached ``ThreadpoolController`` costs several
+times a direct ctypes call; kernels are launched many times per fit (NCA: every L-BFGS step).
 
 Every lock is re-created in a forked child (``os.register_at_fork``), and the child forgets
 bodies that were running in other threads of the parent (restoring their thread counts), so

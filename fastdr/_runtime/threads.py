@@ -10,10 +10,7 @@ serialises launches with one process-wide lock *only* until numba reports a thre
 layer (``numba.threading_layer()``, known after the first launch):
 
 * on ``workqueue`` every launch takes the lock. That is a real cost: two Python threads that
-  each call fastdr with ``n_jobs=1`` run one after the other, not side by side. Measured on
-  the shared 2-core box (load average 8), two threads each running
-  ``NearestNeighbors(n_jobs=1).kneighbors()`` on 5000 x 50, concurrent over sequential wall
-  time, 5 repeats: median 1.01 with the lock, 0.89 (0.80 to 1.08) without it on ``omp``.
+  each call fastdr with ``n_jobs=1`` run one after the other, not side by side.
   Install TBB (``pip install tbb``) to lift it;
 * on ``tbb`` and ``omp`` launches run concurrently, without the lock;
 * until the layer is known (before the first launch ends) the lock is taken, so the first

@@ -15,6 +15,7 @@ import dask.array as da
 import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
+from .._config import DASK_LANDMARKS_PER_TASK as _SOURCES_PER_TASK
 from .._eigen import SOLVERS
 from .._kernels.graph.build import geodesic_through_neighbours
 from .._runtime.threads import parallel_section
@@ -30,7 +31,6 @@ from ._neighbors import NearestNeighbors, knn_parts
 from ._utils import as_dask_queries, as_dask_rows, broadcast, stack_rows, task_n_jobs
 
 DEFAULT_N_NEIGHBORS = 5
-_SOURCES_PER_TASK = 16  # landmarks per Dijkstra task (a multiple of the kernel's panel, 8)
 
 
 def _columns_task(graph, sources, dtype, n_jobs):

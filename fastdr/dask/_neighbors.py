@@ -4,6 +4,7 @@ import dask
 import numpy as np
 
 from .._base import BaseEstimator, ClassifierMixin, RegressorMixin
+from .._config import BROADCAST_MEMORY_FRACTION
 from .._distance.metric import resolve_metric
 from .._kernels.knn.vote import class_votes, weighted_means
 from .._runtime.threads import parallel_section
@@ -25,9 +26,6 @@ from ._utils import (
 )
 
 BROADCAST_OPTIONS = ("auto", True, False)
-# the broadcast index (data, and a k-d tree of about the same size) must use at most this
-# fraction of the smallest worker's memory limit
-BROADCAST_MEMORY_FRACTION = 0.25
 
 
 class _DaskNeighborsBase(BaseEstimator):

@@ -384,8 +384,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     def _kernel_columns(self, X, K):
         """``S -> K[:, S]`` for the training kernel: a precomputed K's rows S transposed
-        (K is symmetric, and rows are contiguous: 0.24 against 3.3 ms for 100 columns at
-        m=10,000), computed from X otherwise (K may hold only its upper triangle)."""
+        (K is symmetric, and its rows are contiguous where its columns are strided),
+        computed from X otherwise (K may hold only its upper triangle)."""
         if self.kernel == "precomputed":
             return lambda S: K[S].T
         return lambda S: self._kernel(X, X[S])

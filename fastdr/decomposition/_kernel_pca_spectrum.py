@@ -5,6 +5,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
+from .._config import NYSTROM_LANDMARKS
 from .._eigen import NONFINITE_REMEDY, check_finite_row_means
 from .._eigen.solvers import block_product
 from .._runtime.blas import single_threaded_blas
@@ -44,10 +45,6 @@ def clean_spectrum(values, vectors, *, double, drop_zero):
         keep = values > 0
         values, vectors = values[keep], np.ascontiguousarray(vectors[:, keep])
     return values, vectors
-
-#: Landmarks of :func:`nystrom_start`: at least this many, and 4 per column of the block.
-NYSTROM_LANDMARKS = 100
-
 
 def nystrom_start(columns, m, width, rng):
     """A guess of the top eigenvectors of the centred kernel matrix, from a few of its columns.

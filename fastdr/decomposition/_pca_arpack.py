@@ -9,10 +9,8 @@ features: O(m d^2) once against about 50 steps of two passes over X) or through
 :func:`fastdr._kernels.spectral.gram_product.centred_gram_dense` (or its CSR form), which reads each
 row once, centres implicitly and runs on every thread. The steps after ARPACK are svds's:
 orthonormalise the Ritz vectors, ``Xc V = U S W^T`` by a small SVD, right vectors ``V W``.
-Measured at 100,000 x 2,000 CSR (10% stored) and 20,000 x 2,000 dense, see the README; the
-explicit matrix (float64, 10 components, median of 7 against scikit-learn in one run):
-5,000 x 100 1.84x, 5,000 x 250 1.78x, 10,000 x 500 2.43x, 5,000 x 500 1.18x, 2,000 x 500
-1.01x (was 1.0x to 1.13x, scikit-learn's own svds route).
+Timed by the bench workloads pca_arpack and pca_sparse_arpack; the explicit matrix is not
+slower than scikit-learn's own svds route at any width up to its threshold.
 """
 
 import numpy as np
@@ -174,7 +172,7 @@ def gram_arpack_top(X, mean, k, *, tol, v0, gram=None):
     ritz, _ = np.linalg.qr(ritz)  # ARPACK's Ritz vectors need not be exactly orthonormal
     product = centred_matmat(X, mean, ritz)
     # m x k with k small: one BLAS thread (LAPACK's many small steps gain nothing from two,
-    # and on two they stalled for about 10 ms in one fit of two at 10,000 x 100, 10 columns)
+    # and on two they could stall)
     with single_threaded_blas():
         u, s, wt = scipy.linalg.svd(product, full_matrices=False, overwrite_a=True)
     return s, (wt @ ritz.T).T, u.astype(X.dtype, copy=False)

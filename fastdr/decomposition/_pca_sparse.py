@@ -95,7 +95,7 @@ def sparse_mean_and_total(X):
     ``(m - nnz_j) mean_j^2``: no subtraction of two large sums.
     """
     m, d = X.shape
-    if X.format == "csr":  # two compiled passes (0.17 s in numpy at 20M stored entries)
+    if X.format == "csr":  # two compiled passes, faster than numpy (bench: pca_sparse_arpack)
         indptr, indices = unsigned_index_arrays(X)
         mean, total = csr_column_moments(indptr, indices, X.data, d)
         return mean, float(total)

@@ -22,11 +22,10 @@ def products_on_one_thread(d):
     a block's ``B^T B`` below ``LDA_SINGLE_THREAD_BLAS_MAX_WORK`` multiply-adds (else a null
     context).
 
-    Such a product (1,000 x 25) takes 25 us on one thread and 49 us on two, and on two it
-    could stall: OpenBLAS's caller spins for its helper, and on the 2-core VM the helper was
-    sometimes queued on the caller's own core, so both ran by turns for 10 to 30 ms while the
-    other core idled (``/proc/self/task/*/schedstat``). LDA fits at 10,000 x 25 and
-    10 classes took 55 to 76 ms in one call of five, instead of 2 to 4 ms.
+    Such a product is faster on one thread than on two, and on two it could stall:
+    OpenBLAS's caller spins for its helper, and on a 2-core machine the helper can be queued
+    on the caller's own core, so both run by turns while the other core idles
+    (``/proc/self/task/*/schedstat`` shows it). Bench: lda.
     """
     if scatter_block_rows(d) * d * d <= config.LDA_SINGLE_THREAD_BLAS_MAX_WORK:
         return single_threaded_blas()
@@ -38,9 +37,8 @@ def gather_centre(X, order, start, centre, inv_scale, out, sq_norms, n_jobs):
 
     A block of fewer than ``GATHER_PARALLEL_MIN_ELEMENTS`` elements is gathered on the
     calling thread: the BLAS product that follows each block leaves numpy's OpenBLAS workers
-    spinning, and a numba launch between two such products shared the cores with them (LDA
-    fits at 10,000 x 25, 10 classes, took 30 to 50 ms instead of 4 to 6 ms in one call of
-    three). Larger blocks run on ``n_jobs`` threads.
+    spinning, and a numba launch between two such products shares the cores with them
+    (bench: lda). Larger blocks run on ``n_jobs`` threads.
     """
     if out.size < config.GATHER_PARALLEL_MIN_ELEMENTS:
         class_stats.gather_centre_rows(X, order, start, centre, inv_scale, out, sq_norms, 0,
@@ -358,9 +356,7 @@ def _cholesky_qr2(X, codes, counts, means, inv_scale, n_jobs):
     2-norm condition number of ``R1`` (Z's, to the accuracy that matters for the check),
     and None is returned when it fails or a Cholesky factorisation breaks down.
 
-    Measured (LDA ``solver="svd"`` fit, float64, 10 classes, median of 7, two runs),
-    against TSQR: 10,000 x 25 3.8-4.3 against 7.5-7.6 ms, 10,000 x 50 8.0 against 11.5-12.8
-    ms, 5,000 x 100 8.7-9.3 against 13.4-16.0 ms, 20,000 x 100 36-39 against 50 ms.
+    It is faster than TSQR at every size measured (bench: lda_svd).
     """
     m, d = X.shape
     order, starts, buffers = _class_layout(X, codes, counts)

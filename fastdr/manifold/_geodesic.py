@@ -76,10 +76,9 @@ def choose_path_method(n_nodes, nnz):
     """The method ``path_method="auto"`` picks.
 
     Dijkstra from every node costs about ``m (c1 m log m + c2 nnz)``, Floyd-Warshall about
-    ``c3 m^3`` whatever the graph. Measured on one core of the 2-core box (swiss roll,
-    m = 1000): average degree 11 (k-NN, k=10): Dijkstra 0.09 s, Floyd-Warshall 0.38 s; degree
-    200: 0.41 s and 0.52 s; degree 1000 (complete): 1.7 s and 0.55 s; at m = 500 they tie
-    near degree 100. So ``"floyd"`` is chosen when ``nnz > FLOYD_MIN_DENSITY * m^2`` and
+    ``c3 m^3`` whatever the graph: Dijkstra wins by far on k-NN graphs, Floyd-Warshall only
+    on nearly complete ones (bench: shortest_path). So ``"floyd"`` is chosen when
+    ``nnz > FLOYD_MIN_DENSITY * m^2`` and
     ``"dijkstra"`` otherwise (every k-NN graph); ``FLOYD_MIN_DENSITY`` is in
     :mod:`fastdr._config`.
     """

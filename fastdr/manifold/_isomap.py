@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse
 
 from .._base import BaseEstimator, TransformerMixin
+from .._config import ISOMAP_QUERY_BLOCK_ENTRIES as _QUERY_BLOCK_ENTRIES
 from .._eigen import SOLVERS
 from .._kernels.graph.build import geodesic_through_neighbours
 from .._kernels.spectral.mds_restore import restore_distances_inplace
@@ -36,7 +37,6 @@ from ._landmarks import LANDMARK_METHODS, check_geodesic_scale, fit_landmarks
 from ._mds_core import embed_from_distances, triangulate
 
 OUT_OF_SAMPLE = ("geodesic", "regressor")
-_QUERY_BLOCK_ENTRIES = 1 << 22  # float64 entries of transform's scratch block
 
 
 def _is_inf(value):

@@ -8,12 +8,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._config import TRIANGULATION_BLOCK_ENTRIES as _BLOCK_ENTRIES
 from .._runtime.progress import StageLog
 from ._geodesic import landmark_columns, locality_order, maxmin_columns, renumber
 from ._mds_core import embed_from_distances, triangulate
 
 LANDMARK_METHODS = ("random", "maxmin")
-_BLOCK_ENTRIES = 1 << 22  # entries of the float64 scratch block used for triangulation
 
 
 class LandmarkFit(NamedTuple):

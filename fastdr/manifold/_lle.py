@@ -18,6 +18,7 @@ import scipy.sparse
 from scipy.sparse.csgraph import connected_components
 
 from .._base import BaseEstimator, TransformerMixin
+from .._config import LLE_WEIGHT_BLOCK as _WEIGHT_BLOCK
 from .._eigen import plan_solve, spectral_pairs
 from .._kernels.lle import weights as lle_kernels
 from .._runtime.progress import StageLog
@@ -37,7 +38,6 @@ from ._lle_methods import (
 
 EIGEN_SOLVERS = ("auto", "arpack", "dense")
 _WHAT = "The LLE matrix M = (I - W)^T (I - W)"
-_WEIGHT_BLOCK = 256
 
 
 def barycenter_weights(Q, T, indices, reg, n_jobs):
@@ -143,7 +143,8 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         Threads for this call only; None means all cores.
     verbose : int, default=0
         1 or more prints one line per stage of ``fit`` (neighbours, weights, matrix M,
-        eigensolver) with its time and, for neighbour searches expected to last over 10 s, a
+        eigensolver) with its time and, for neighbour searches expected to last over ten
+        seconds, a
         progress bar. A fastdr extra: scikit-learn's LocallyLinearEmbedding has no
         ``verbose``.
 

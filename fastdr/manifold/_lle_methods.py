@@ -9,13 +9,13 @@ race-free two-pass assembly of :mod:`fastdr._kernels.lle.assembly`. Memory O(m k
 import numpy as np
 import scipy.sparse
 
+from .._config import LLE_POINT_BLOCK as _POINT_BLOCK
 from .._kernels.lle import assembly as lle_assembly
 from .._kernels.lle import methods as kernels
 from .._runtime.threads import parallel_section
 from .._validation.budget import check_dense_allocation
 
 METHODS = ("standard", "hessian", "modified", "ltsa")
-_POINT_BLOCK = 64
 
 
 def hessian_min_neighbors(n_components):

@@ -7,6 +7,7 @@ from numbers import Integral
 import numpy as np
 
 from .._base import BaseEstimator
+from .._config import MMC_SINGLE_THREAD_MAX_DIM as _SMALL_DENSE
 from .._kernels.learners import mmc as mmc_kernels
 from .._runtime.blas import single_threaded_blas
 from .._runtime.progress import IterationLog
@@ -26,7 +27,6 @@ from ._constraints import check_index_pairs, draw_class_pairs, labelled_pairs_to
 from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, kernel_threads, run_kernel
 
 INITS = ("identity", "covariance", "random")
-_SMALL_DENSE = 300  # up to this many features, dense d x d linear algebra runs on one thread
 
 
 class MMC(MahalanobisMixin, BaseEstimator):

@@ -51,7 +51,7 @@ def run_kernel(kernel, X, a, *args):
     """Call a pair kernel on the fit's ``n_jobs`` threads, BLAS single-threaded.
 
     Below ``MMC_SERIAL_MAX_WORK`` (pairs x d^2) the kernel's serial twin runs instead: a
-    numba launch costs about 0.1 ms on the workqueue layer, more than such a sum, and an
+    numba launch on the workqueue layer costs more than such a sum, and an
     MMC fit makes a few hundred of them. The result is the same either way.
     """
     if kernel in _SERIAL and a.shape[0] * X.shape[1] ** 2 <= config.MMC_SERIAL_MAX_WORK:

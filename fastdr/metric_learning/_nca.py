@@ -258,7 +258,7 @@ default="auto"
         components... done in`` line for the PCA/LDA start, a header, one
         ``[NeighborhoodComponentsAnalysis] iteration objective time`` line per objective
         evaluation (L-BFGS) or epoch (SGD), the ConvergenceWarning when the optimiser stops
-        short, and ``Training took ...s.``; runs expected to last longer than 10 s also get
+        short, and ``Training took ...s.``; runs expected to last longer than ten seconds also get
         a progress bar on stderr.
     random_state : int, RandomState, Generator or None, default=None
         Seeds ``init="random"``, the PCA start and the SGD batch order.
@@ -372,15 +372,14 @@ default="auto"
                                     n_components=self.n_components, rng=self.random_state_,
                                     verbose=self.verbose)
         # the objective does not depend on the order of the points; grouped by class, the
-        # softmax candidates of a block of rows sit close together in memory (measured: 20%
-        # faster per evaluation at m=5000)
+        # softmax candidates of a block of rows sit close together in memory (bench: nca)
         order = np.argsort(codes, kind="stable")
         X64 = np.ascontiguousarray(X64[order])
         codes = np.ascontiguousarray(codes[order])
         log = IterationLog(type(self).__name__, self.max_iter, self.verbose)
         # between kernel calls the optimiser only does O(r d) vector work; a multi-threaded
         # BLAS call there would leave OpenBLAS threads spinning into the next kernel call,
-        # competing with its threads (measured: about 20% slower at m=5000), so keep it on one
+        # competing with its threads, so keep it on one
         with single_threaded_blas():
             if self.optimizer == "lbfgs":
                 A, n_iter, objective, converged, message = self._fit_lbfgs(X64, codes, A0, log)

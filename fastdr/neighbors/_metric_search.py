@@ -17,13 +17,11 @@ Everything returns *reduced* values in float64 (``Metric.reported`` converts the
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
+from .._config import MINKOWSKI_T_BLOCK
 from .._distance.norm_trick import target_block
 from .._runtime.threads import parallel_section
 from .._validation.budget import check_dense_allocation
 from ._blocks import query_block, self_offset
-
-#: Targets per packed block of a Minkowski tile (d x 256 float64 stays in L2).
-MINKOWSKI_T_BLOCK = 256
 
 
 def _kernels():

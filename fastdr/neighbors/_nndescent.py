@@ -328,11 +328,10 @@ def nndescent_graph(X, n_neighbors, *, metric="euclidean", n_trees=None, n_iters
     trees (O(n_trees m)) and one reordered copy of X.
     Recall against the exact neighbours at the defaults (m=20,000, d=50, float32, k=10 and
     15): 1.000 on clusters of intrinsic dimension 10; 0.99-1.00 on a uniform 10-d subspace
-    and on 20 isotropic Gaussian clusters (0.956 at m=100,000, k=15, about 1.1 s on 2
-    cores); 0.98 on the full 50-d unit cube, which is widened to 45 (1-2 s, against
-    0.12-0.22 s for the others).
+    and on 20 isotropic Gaussian clusters (0.956 at m=100,000, k=15); 0.98 on the full
+    50-d unit cube, which is widened to 45 (a build several times longer than the others').
     For recall about 0.99 or more on hard data pass ``build_neighbors=60,
-    max_candidates=45`` (0.996 on the 50-d cube at k=15, m=20,000, about 1.3 s).
+    max_candidates=45`` (0.996 on the 50-d cube at k=15, m=20,000). Bench: nndescent.
 
     Examples
     --------

@@ -8,15 +8,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .._config import NNDESCENT_JOIN_BUFFER_BYTES as _JOIN_BUFFER_BYTES
+from .._config import NNDESCENT_JOIN_CHUNK as _CHUNK
 from .._kernels import codes
 from .._kernels.heap import INDEX_SENTINEL
 from .._kernels.nndescent import leaves as leaf_kernels
 from .._kernels.nndescent import rounds as kernels
 from .._kernels.nndescent import rp_trees
 from .._runtime.progress import RoundLog
-
-_CHUNK = 64  # points per local-join chunk (fixed: the chunking must not depend on threads)
-_JOIN_BUFFER_BYTES = 32 * 2**20  # budget for one block of local-join proposals
 
 
 def _build_forest(X, n_trees, leaf_size, tree_seeds, threads):

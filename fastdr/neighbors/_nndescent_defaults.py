@@ -11,6 +11,8 @@ import numbers
 
 import numpy as np
 
+from .._config import RECALL_GOAL, RECALL_SAMPLE  # noqa: F401  (RECALL_GOAL: read from here)
+
 GRAM_METRICS = ("euclidean", "sqeuclidean", "cosine")  # squared-Euclidean keys: GEMM leaves
 
 
@@ -48,12 +50,6 @@ def default_parameters(m, n_neighbors, metric="euclidean"):
         "max_candidates": int(min(60, max(15, n_neighbors))),
         "leaf_size": int(leaf_size),
     }
-
-
-#: A build with ``build_neighbors=None`` widens while its estimated recall is below this.
-RECALL_GOAL = 0.95
-#: Sampled points whose exact neighbours estimate the recall (all points when m is smaller).
-RECALL_SAMPLE = 512
 
 
 def widened_neighbors(n_neighbors, m, estimate):

@@ -151,7 +151,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         Settings of ``algorithm="nndescent"``, as in :class:`NearestNeighbors`.
     verbose : int, default=0
         1 or more prints one line per stage (k-NN search, vote) with its time and, for
-        searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
+        searches expected to last over ten seconds, a progress bar (tqdm's when installed). A fastdr
         extra: scikit-learn's KNeighborsClassifier has no ``verbose``.
 
     Attributes
@@ -261,7 +261,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         Settings of ``algorithm="nndescent"``, as in :class:`NearestNeighbors`.
     verbose : int, default=0
         1 or more prints one line per stage (k-NN search, weighted mean) with its time and, for
-        searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
+        searches expected to last over ten seconds, a progress bar (tqdm's when installed). A fastdr
         extra: scikit-learn's KNeighborsRegressor has no ``verbose``.
 
     Attributes

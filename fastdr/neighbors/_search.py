@@ -55,8 +55,8 @@ def build_tree(T):
 
 def screen_extra(k):
     """Candidates kept beyond k by the float32 screen: ``max(4, k // 2)``. More make a failed
-    certificate (and a float64 redo of that row) rarer and the selection slower: 20 instead
-    of 14 candidates cost 8% at 20,000 x 50, k=10."""
+    certificate (and a float64 redo of that row) rarer and the selection slower (bench:
+    knn_f32)."""
     return max(4, k // 2)
 
 

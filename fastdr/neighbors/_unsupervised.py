@@ -63,7 +63,7 @@ class NearestNeighbors(NeighborsBase):
         ``{"build_neighbors": 60, "max_candidates": 45}``. A fastdr extra.
     verbose : int, default=0
         1 or more prints one line per stage (fit, k-NN search, radius search) with its time and, for
-        searches expected to last over 10 s, a progress bar (tqdm's when installed). A fastdr
+        searches expected to last over ten seconds, a progress bar (tqdm's when installed). A fastdr
         extra: scikit-learn's NearestNeighbors has no ``verbose``.
 
     Attributes

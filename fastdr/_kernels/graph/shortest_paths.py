@@ -12,8 +12,9 @@ kernels run one source per ``prange`` iteration, each writing only its own outpu
 import numpy as np
 from numba import njit, prange
 
+from ..._config import DIJKSTRA_HEAP_ARITY as _ARITY
+
 _NOT_IN_HEAP = -1
-_ARITY = 4  # a 4-ary heap: half the depth of a binary heap, children in one cache line
 
 
 # ---------------------------------------------------------------- indexed 4-ary min-heap

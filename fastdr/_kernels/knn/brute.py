@@ -13,12 +13,9 @@ from numba import njit, prange
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
+from ..._config import KEY_LANE as LANE
 from ..distances.euclidean import sqdist_exact
 from ..heap import heap_init, heap_push, heap_sort
-
-#: keys per screened chunk: a compile-time trip count over a contiguous row piece, which
-#: LLVM turns into a few wide compares (a variable-length chunk stays scalar, about 4x slower)
-LANE = 64
 
 
 @intrinsic

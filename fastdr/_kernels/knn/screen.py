@@ -61,7 +61,7 @@ U32 = 2.0**-24
 @njit(cache=True)
 def reservoir_slots(n_candidates):
     """Reservoir slots per row: ``n_candidates + 16``, a compaction every 16 offers or so
-    (see :mod:`.reservoir`); ``+ 32`` measured the same at 1,250 to 20,000 x 50."""
+    (see :mod:`.reservoir`); a wider margin gains nothing (bench: knn_f32)."""
     return n_candidates + 16
 
 
@@ -154,9 +154,8 @@ def _prime_threshold(keys_row, n_valid, n):
     Each group holds a key at or below it, so at least n keys of the block are: with
     n = n_candidates + 1 (one may be the row's own index) no key above it can be among the
     candidates, and the kept set is unchanged. Without it the reservoir starts at +inf and
-    admits every key of the first block, compacting every 16 keys: 5.2 ns a key there
-    against 1.9 ns primed (512-key blocks, 15 candidates), about a third of a 1,250-point
-    search. One pass, O(n_valid); needs ``n_valid >= n``.
+    admits every key of the first block, compacting every 16 keys, a large share of a small
+    search (bench: knn_f32). One pass, O(n_valid); needs ``n_valid >= n``.
     """
     size = n_valid // n
     threshold = -np.inf

@@ -7,6 +7,8 @@ are built from small row blocks (centred, optionally scaled) fed to BLAS ``syrk`
 import numpy as np
 from numba import njit, prange
 
+from ..._config import GATHER_CHUNK_ROWS
+
 
 @njit(cache=True, parallel=True)
 def class_sums(X, codes, n_classes):
@@ -67,10 +69,6 @@ def gather_centre_rows(X, rows, start, centre, inv_scale, out, sq_norms, r0, r1)
             out[r, f] = v
             acc += v * v
         sq_norms[r] = acc
-
-
-#: rows per iteration of :func:`gather_centre_block`'s parallel loop
-GATHER_CHUNK_ROWS = 64
 
 
 @njit(cache=True, parallel=True)

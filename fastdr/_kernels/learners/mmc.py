@@ -9,9 +9,8 @@ chunk order, so results do not depend on the number of threads.
 import numpy as np
 from numba import njit, prange
 
+from ..._config import MMC_PAIR_CHUNK as _CHUNK
 from ..twins import serial_twin
-
-_CHUNK = 256  # pairs gathered per BLAS call
 
 
 @njit(cache=True)

@@ -22,6 +22,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..._config import FASTMATH
+from ..._config import NCA_DENSE_COST as DENSE_COST
+from ..._config import NCA_SPARSE_COST as SPARSE_COST
 from ..vexp import exp_shifted
 
 _NO_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)  # all bits of a double but its sign
@@ -30,10 +32,6 @@ _NO_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)  # all bits of a double but its sign
 # (all m of them together at most m * 5.7e-19 of it: 3e-14 at m = 50,000)
 CUT = 42.0
 AUTO, SPARSE, DENSE = 0, 1, 2  # how a block's W X is formed (see _chunk_sums)
-# cost per entry, in the same (arbitrary) unit, of forming W_blk X from W's sparse rows (a
-# gather of X's row per candidate) and of a dense GEMM entry (measured on AVX2, d = 50)
-SPARSE_COST = 5.0
-DENSE_COST = 1.0
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
@@ -156,7 +154,7 @@ def _sparse_product(gram, idx_blk, counts, X, out):
     """``out[t] = sum_k gram[t, k] X[idx_blk[t, k]]``: the block of ``W X`` from sparse rows.
 
     Four candidates per sweep over the features: a quarter of the read-modify-writes of the
-    accumulator (measured 25% faster than one candidate per sweep at d = 50). Fixed order,
+    accumulator than one candidate per sweep (bench: nca). Fixed order,
     so deterministic. O(candidates x d).
     """
     d = X.shape[1]

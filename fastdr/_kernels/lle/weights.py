@@ -22,9 +22,8 @@ i in ascending order, so M is bitwise symmetric and independent of the thread co
 import numpy as np
 from numba import njit, prange
 
+from ..._config import LLE_MAX_RETRIES as _MAX_RETRIES
 from ..knn.vote import add_weighted_rows
-
-_MAX_RETRIES = 40
 
 
 @njit(cache=True)

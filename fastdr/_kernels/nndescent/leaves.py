@@ -7,6 +7,7 @@ points), so results do not depend on the thread count. Heaps are those of :mod:`
 import numpy as np
 from numba import njit, prange
 
+from ..._config import LEAF_GATHER_AHEAD as _AHEAD
 from ..codes import MANHATTAN
 from ..heap import INDEX_SENTINEL, heap_push_row, heap_sort, sift_down
 from ..knn.brute import LANE, hit_mask, trailing_zeros
@@ -19,8 +20,6 @@ from .rounds import (
     sq_distance,
 )
 from .rp_trees import hash3
-
-_AHEAD = 8  # rows prefetched ahead in the gathers of a leaf's scattered members
 
 
 @njit(cache=True, parallel=True)
@@ -194,9 +193,8 @@ def _offer_improving(heap_d, heap_i, heap_f, p, keys, members):
     Keys of points already in the heap must be masked (inf). Hits are rare, so the row is
     compared LANE keys at a time into a bit mask (:func:`.knn.hit_mask`, a few wide
     compares) and only the set bits are visited, each checked again against the bound as
-    the pushes lower it (the same pushes in the same order as a scalar scan). Against a
-    branch-free OR per block of 16 keys, the leaf pass at 100,000 x 50 float32 (8 trees)
-    took 0.47 instead of 0.51 s on 2 threads.
+    the pushes lower it (the same pushes in the same order as a scalar scan). That beats a
+    branch-free OR per block of 16 keys (bench: nndescent).
     """
     n = keys.shape[0]
     bound = heap_d[p, 0]
@@ -223,7 +221,7 @@ def _join_leaf(X, members, lo, slot, heap_d, heap_i, heap_f):
 
     The members' heap rows are gathered into local arrays first and written back at the end:
     the rows of a leaf are scattered in memory, and loading them all in one loop overlaps
-    their cache misses (8% of the leaf pass at 100,000 x 50, measured) where loading each
+    their cache misses (bench: nndescent) where loading each
     just before its scan would wait for every one. O(n^2 d) for the leaf's GEMM,
     O(n^2 + pushes width) for the offers.
     """

@@ -12,10 +12,10 @@ Reference counts. A parallel kernel here allocates its scratch and hands each ch
 serial worker compiled with ``_nrt=False`` (numba's flag for code that needs no runtime):
 there, row views and array arguments of inlined helpers cost no atomic reference-count
 updates. In NRT code every view of a shared array, and every inlined call taking arrays
-(:func:`fastdr._kernels.heap.heap_push_row`), updates the shared counter atomically, and the
-two threads fought over its cache line: incref and decref took about a quarter of the
-workers' samples in a build at 100,000 x 50 (perf). Workers cannot allocate (a slice
-assignment may: copy rows element by element).
+(:func:`fastdr._kernels.heap.heap_push_row`), updates the shared counter atomically,
+and the two threads fought over its cache line: incref and decref became a large
+share of the workers' profile (perf; bench: nndescent). Workers cannot allocate (a
+slice assignment may: copy rows element by element).
 
 Determinism. Every kernel writes only its own rows, except the local join, which writes its
 proposed updates into one buffer per fixed chunk of points; :func:`apply_updates` then pushes
@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..._config import FASTMATH
+from ..._config import NNDESCENT_UPDATE_AHEAD as _UPDATE_AHEAD
 from ..codes import COSINE, MANHATTAN
 from ..heap import (
     INDEX_SENTINEL,
@@ -41,7 +42,6 @@ from .rp_trees import hash3
 
 PRIORITY_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 CAND_EMPTY = np.int32(2**31 - 1)  # empty slot of the int32 candidate lists (ids < 2**31 - 1)
-_UPDATE_AHEAD = 16  # proposals between a heap row's prefetch and its update
 
 
 @njit(cache=True, fastmath=set(FASTMATH), _nrt=False)

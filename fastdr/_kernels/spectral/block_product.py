@@ -9,7 +9,8 @@ than one matrix-vector product.
 import numpy as np
 from numba import njit, prange
 
-from ..._config import FASTMATH
+from ..._config import FASTMATH, UPPER_CHUNKS
+from ..._config import UPPER_TILE as _UPPER_TILE
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
@@ -61,11 +62,6 @@ def dense_times_block(A, Qt, out):
     for g in prange(n_groups):
         i0 = g * 4
         _rows_times_block(A, Qt, out, i0, min(m, i0 + 4))
-
-
-# columns per tile of the symmetric product: the four row pieces, q and the accumulator, 512
-# columns each, take at most 6 x 4 KiB = 24 KiB (all float64), within a 32 KiB L1
-_UPPER_TILE = 512
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
@@ -122,10 +118,6 @@ def _upper_rows_times_block(A, Qt, out, acc, i0, i1):
             out[i0 + 1, c] += a1
             out[i0 + 2, c] += a2
             out[i0 + 3, c] += a3
-
-
-#: Fixed partition of the symmetric product: results never depend on the thread count.
-UPPER_CHUNKS = 32
 
 
 @njit(cache=True, parallel=True)

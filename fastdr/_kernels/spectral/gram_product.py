@@ -15,13 +15,7 @@ depend on the thread count.
 import numpy as np
 from numba import njit, prange
 
-from ..._config import FASTMATH
-
-#: Fixed partition of the rows: results never depend on the thread count.
-GRAM_CHUNKS = 32
-#: Row chunks of :func:`csr_gram_matrix`, each with its own d x d accumulator (fixed, so
-#: the sum does not depend on the thread count).
-GRAM_MATRIX_CHUNKS = 8
+from ..._config import FASTMATH, GRAM_CHUNKS, GRAM_MATRIX_CHUNKS
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
@@ -77,8 +71,8 @@ def _csr_rows_gram(indptr, indices, data, shift, v, acc, i0, i1):
 
     Column indices must lie in ``[0, len(v))`` (checked by the caller). ``indptr`` and
     ``indices`` should be unsigned views: numba then drops its negative-index wraparound
-    branch from the gather and scatter loops (9 against 19 ms a product at 100,000 x 2,000,
-    10% stored, 2 threads). Returns ``sum_i t_i``. Time O(stored entries of the rows).
+    branch from the gather and scatter loops, the bulk of a product's time (bench:
+    pca_sparse_arpack). Returns ``sum_i t_i``. Time O(stored entries of the rows).
     """
     total = 0.0
     for i in range(i0, i1):
