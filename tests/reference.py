@@ -430,3 +430,47 @@ def smallest_pairs(keys, n):
     keys = np.asarray(keys)
     order = np.lexsort((np.arange(keys.size), keys))[:n]
     return sorted(zip(keys[order].tolist(), order.tolist(), strict=True))
+
+
+# ---- sparse distances, brute force, LLE assembly and NN-descent kernels (direct tests) ----
+
+
+def metric_keys(X, Y, metric, p=2.0):
+    """Selection keys of every pair of rows by broadcasting, in float64 (dense or sparse in).
+
+    "sqeuclidean": sum (x - y)^2; "manhattan": sum |x - y|; "chebyshev": max |x - y|;
+    "minkowski": sum |x - y|^p; "cosine": 1 - cos clipped to [0, 2], and 1 where either row
+    is all zero.
+    """
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    Y = np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y, dtype=np.float64)
+    if metric == "cosine":
+        nx = np.sqrt((X * X).sum(axis=1))
+        ny = np.sqrt((Y * Y).sum(axis=1))
+        keys = np.ones((X.shape[0], Y.shape[0]))
+        for i in range(X.shape[0]):
+            for j in range(Y.shape[0]):
+                if nx[i] > 0 and ny[j] > 0:
+                    keys[i, j] = min(max(1.0 - X[i] @ Y[j] / (nx[i] * ny[j]), 0.0), 2.0)
+        return keys
+    diff = np.abs(X[:, None, :] - Y[None, :, :])
+    if metric == "sqeuclidean":
+        return (diff ** 2).sum(-1)
+    if metric == "manhattan":
+        return diff.sum(-1)
+    if metric == "chebyshev":
+        return diff.max(-1, initial=0.0)
+    if metric == "minkowski":
+        return (diff ** p).sum(-1)
+    raise ValueError(metric)
+
+
+def keys_to_distances(keys, metric, p=2.0):
+    """The distance of a key: the square root of a Euclidean key, the p-th root of a
+    Minkowski key, the key itself otherwise."""
+    keys = np.asarray(keys, dtype=np.float64)
+    if metric == "euclidean":
+        return np.sqrt(keys)
+    if metric == "minkowski":
+        return keys ** (1.0 / p)
+    return keys
