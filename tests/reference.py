@@ -474,3 +474,11 @@ def keys_to_distances(keys, metric, p=2.0):
     if metric == "minkowski":
         return keys ** (1.0 / p)
     return keys
+
+
+def heap_select(stream, k):
+    """The k smallest of a stream of (index, key) pairs by (key, index), ascending, padded
+    with (inf, sentinel) as a k-NN heap is. Returns (keys, indices) as two lists."""
+    pairs = sorted((float(v), int(j)) for j, v in stream)[:k]
+    pairs += [(np.inf, np.iinfo(np.int64).max)] * (k - len(pairs))
+    return [d for d, _ in pairs], [j for _, j in pairs]
