@@ -482,3 +482,26 @@ def heap_select(stream, k):
     pairs = sorted((float(v), int(j)) for j, v in stream)[:k]
     pairs += [(np.inf, np.iinfo(np.int64).max)] * (k - len(pairs))
     return [d for d, _ in pairs], [j for _, j in pairs]
+
+
+def reverse_lists(sets, m):
+    """For every r in [0, m), the (point, slot) pairs with ``sets[point, slot] == r``,
+    by ascending point."""
+    out = [[] for _ in range(m)]
+    for i, row in enumerate(np.asarray(sets)):
+        for c, r in enumerate(row):
+            out[r].append((i, c))
+    return out
+
+
+def block_sum(blocks, sets, m):
+    """Dense ``M = sum_i P_i^T B_i P_i`` by adding the blocks one by one, in ascending i,
+    and the pattern of entries some set touches."""
+    M = np.zeros((m, m))
+    touched = np.zeros((m, m), dtype=bool)
+    for B, S in zip(np.asarray(blocks, dtype=np.float64), np.asarray(sets), strict=True):
+        for a, r in enumerate(S):
+            for b, j in enumerate(S):
+                M[r, j] += B[a, b]
+                touched[r, j] = True
+    return M, touched
