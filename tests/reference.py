@@ -430,3 +430,178 @@ def smallest_pairs(keys, n):
     keys = np.asarray(keys)
     order = np.lexsort((np.arange(keys.size), keys))[:n]
     return sorted(zip(keys[order].tolist(), order.tolist(), strict=True))
+
+
+# ---- sparse distances, brute force, LLE assembly and NN-descent kernels (direct tests) ----
+
+
+def metric_keys(X, Y, metric, p=2.0):
+    """Selection keys of every pair of rows by broadcasting, in float64 (dense or sparse in).
+
+    "sqeuclidean": sum (x - y)^2; "manhattan": sum |x - y|; "chebyshev": max |x - y|;
+    "minkowski": sum |x - y|^p; "cosine": 1 - cos clipped to [0, 2], and 1 where either row
+    is all zero.
+    """
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    Y = np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y, dtype=np.float64)
+    if metric == "cosine":
+        nx = np.sqrt((X * X).sum(axis=1))
+        ny = np.sqrt((Y * Y).sum(axis=1))
+        keys = np.ones((X.shape[0], Y.shape[0]))
+        for i in range(X.shape[0]):
+            for j in range(Y.shape[0]):
+                if nx[i] > 0 and ny[j] > 0:
+                    keys[i, j] = min(max(1.0 - X[i] @ Y[j] / (nx[i] * ny[j]), 0.0), 2.0)
+        return keys
+    diff = np.abs(X[:, None, :] - Y[None, :, :])
+    if metric == "sqeuclidean":
+        return (diff ** 2).sum(-1)
+    if metric == "manhattan":
+        return diff.sum(-1)
+    if metric == "chebyshev":
+        return diff.max(-1, initial=0.0)
+    if metric == "minkowski":
+        return (diff ** p).sum(-1)
+    raise ValueError(metric)
+
+
+def keys_to_distances(keys, metric, p=2.0):
+    """The distance of a key: the square root of a Euclidean key, the p-th root of a
+    Minkowski key, the key itself otherwise."""
+    keys = np.asarray(keys, dtype=np.float64)
+    if metric == "euclidean":
+        return np.sqrt(keys)
+    if metric == "minkowski":
+        return keys ** (1.0 / p)
+    return keys
+
+
+def heap_select(stream, k):
+    """The k smallest of a stream of (index, key) pairs by (key, index), ascending, padded
+    with (inf, sentinel) as a k-NN heap is. Returns (keys, indices) as two lists."""
+    pairs = sorted((float(v), int(j)) for j, v in stream)[:k]
+    pairs += [(np.inf, np.iinfo(np.int64).max)] * (k - len(pairs))
+    return [d for d, _ in pairs], [j for _, j in pairs]
+
+
+def reverse_lists(sets, m):
+    """For every r in [0, m), the (point, slot) pairs with ``sets[point, slot] == r``,
+    by ascending point."""
+    out = [[] for _ in range(m)]
+    for i, row in enumerate(np.asarray(sets)):
+        for c, r in enumerate(row):
+            out[r].append((i, c))
+    return out
+
+
+def block_sum(blocks, sets, m):
+    """Dense ``M = sum_i P_i^T B_i P_i`` by adding the blocks one by one, in ascending i,
+    and the pattern of entries some set touches."""
+    M = np.zeros((m, m))
+    touched = np.zeros((m, m), dtype=bool)
+    for B, S in zip(np.asarray(blocks, dtype=np.float64), np.asarray(sets), strict=True):
+        for a, r in enumerate(S):
+            for b, j in enumerate(S):
+                M[r, j] += B[a, b]
+                touched[r, j] = True
+    return M, touched
+
+
+def exact_pair_distance(x, y, metric):
+    """Exact distance of two rows in float64: "sqeuclidean", "manhattan" or "cosine"
+    (1 - cos, not below 0; 1 where either row is all zero)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if metric == "manhattan":
+        return float(np.abs(x - y).sum())
+    if metric == "cosine":
+        nx, ny = np.sqrt(x @ x), np.sqrt(y @ y)
+        return 1.0 if nx == 0 or ny == 0 else max(0.0, 1.0 - (x @ y) / (nx * ny))
+    return float(((x - y) ** 2).sum())
+
+
+def sort_pairs(dist, idx):
+    """One row sorted by (distance, index)."""
+    order = np.lexsort((idx, dist))
+    return np.asarray(dist)[order], np.asarray(idx)[order]
+
+
+def reverse_graph(heap_i, heap_f, sentinel):
+    """Row j of the reversed graph: every (i, flag) with j in row i, by ascending i then
+    slot; sentinel entries skipped."""
+    out = [[] for _ in range(heap_i.shape[0])]
+    for i in range(heap_i.shape[0]):
+        for t in range(heap_i.shape[1]):
+            if heap_i[i, t] != sentinel:
+                out[heap_i[i, t]].append((i, heap_f[i, t]))
+    return out
+
+
+def sampled_candidates(heap_i, heap_f, c, priority, sentinel):
+    """NN-descent's candidate sets per point, from its forward and reverse edges.
+
+    For point i the new (flag 1) and old (flag 0) neighbours j, each taken once; a set of
+    more than c keeps the c with the smallest ``(priority(min(i, j), max(i, j)), j)``. A
+    point without a new neighbour has both sets empty. Returns two lists of sorted lists.
+    """
+    reverse = reverse_graph(heap_i, heap_f, sentinel)
+    new, old = [], []
+    for i in range(heap_i.shape[0]):
+        edges = [(j, f) for j, f in zip(heap_i[i], heap_f[i], strict=True) if j != sentinel]
+        edges += reverse[i]
+        sets = []
+        for flag in (1, 0):
+            js = sorted({int(j) for j, f in edges if bool(f) == bool(flag)})
+            if len(js) > c:
+                js = sorted(sorted(js, key=lambda j: (priority(min(i, j), max(i, j)), j))[:c])
+            sets.append(js)
+        if not sets[0]:
+            sets = [[], []]
+        new.append(sets[0])
+        old.append(sets[1])
+    return new, old
+
+
+def join_proposals(X, metric, bounds, new, old):
+    """The local join of one point's candidates: for each new p (in order) and each later
+    candidate q (new after p, then old) other than p, at key d, the proposal (p, q, d) when
+    d <= bounds[p] and (q, p, d) when d <= bounds[q]."""
+    out = []
+    cands = list(new) + list(old)
+    for a, p in enumerate(new):
+        for q in cands[a + 1:]:
+            if q == p:
+                continue
+            d = exact_pair_distance(X[p], X[q], metric)
+            if d <= bounds[p]:
+                out.append((p, q, d))
+            if d <= bounds[q]:
+                out.append((q, p, d))
+    return out
+
+
+def push_proposals(dist, idx, flag, proposals):
+    """Offer (target, source, d) proposals in order to bounded k-NN rows that hold each
+    index once: a proposal enters, flagged 1, when it ranks before the row's worst entry by
+    (d, index) and its source is not in the row yet. Returns the rows sorted by (d, index)
+    and the number of entries that entered."""
+    rows = [sorted(zip(dist[r].tolist(), idx[r].tolist(), flag[r].tolist(), strict=True))
+            for r in range(dist.shape[0])]
+    entered = 0
+    for t, s, d in proposals:
+        row = rows[t]
+        if (d, s) < row[-1][:2] and s not in [j for _, j, _ in row]:
+            row[-1] = (d, s, 1)
+            row.sort()
+            entered += 1
+    return rows, entered
+
+
+def renumbered_rows(order, dist, idx):
+    """Row r moved to row ``order[r]``, its ids mapped through ``order``, sorted by
+    (distance, id)."""
+    out_d = np.empty_like(np.asarray(dist, dtype=np.float64))
+    out_i = np.empty_like(np.asarray(idx))
+    for r in range(idx.shape[0]):
+        out_d[order[r]], out_i[order[r]] = sort_pairs(dist[r], np.asarray(order)[idx[r]])
+    return out_d, out_i
