@@ -1,0 +1,94 @@
+"""Naive references: distances between rows."""
+
+import numpy as np
+
+
+def sq_euclidean(X, Y):
+    """Exact squared distances by broadcasting, in float64."""
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    return ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
+
+
+
+def symmetry_stats(A):
+    """(largest |A_ij - A_ji|, largest |A_ij|, smallest A_ij) of a square matrix, in float64."""
+    A = np.asarray(A, dtype=np.float64)
+    return np.abs(A - A.T).max(), np.abs(A).max(), A.min()
+
+
+
+def reduced_distances(X, Y, kind, p=1.0):
+    """Reduced Minkowski-family or cosine distances by broadcasting, in float64.
+
+    kind 0: sum |x - y|; 1: max |x - y|; 2: sum |x - y|^p; 3: 1 - x.y clipped to [0, 2] (on
+    rows normalised by the caller).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    if kind == 3:
+        return np.clip(1.0 - X @ Y.T, 0.0, 2.0)
+    diff = np.abs(X[:, None, :] - Y[None, :, :])
+    if kind == 0:
+        return diff.sum(-1)
+    if kind == 1:
+        return diff.max(-1, initial=0.0)
+    return (diff ** p).sum(-1)
+
+
+
+def metric_keys(X, Y, metric, p=2.0):
+    """Selection keys of every pair of rows by broadcasting, in float64 (dense or sparse in).
+
+    "sqeuclidean": sum (x - y)^2; "manhattan": sum |x - y|; "chebyshev": max |x - y|;
+    "minkowski": sum |x - y|^p; "cosine": 1 - cos clipped to [0, 2], and 1 where either row
+    is all zero.
+    """
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    Y = np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y, dtype=np.float64)
+    if metric == "cosine":
+        nx = np.sqrt((X * X).sum(axis=1))
+        ny = np.sqrt((Y * Y).sum(axis=1))
+        keys = np.ones((X.shape[0], Y.shape[0]))
+        for i in range(X.shape[0]):
+            for j in range(Y.shape[0]):
+                if nx[i] > 0 and ny[j] > 0:
+                    keys[i, j] = min(max(1.0 - X[i] @ Y[j] / (nx[i] * ny[j]), 0.0), 2.0)
+        return keys
+    diff = np.abs(X[:, None, :] - Y[None, :, :])
+    if metric == "sqeuclidean":
+        return (diff ** 2).sum(-1)
+    if metric == "manhattan":
+        return diff.sum(-1)
+    if metric == "chebyshev":
+        return diff.max(-1, initial=0.0)
+    if metric == "minkowski":
+        return (diff ** p).sum(-1)
+    raise ValueError(metric)
+
+
+
+def keys_to_distances(keys, metric, p=2.0):
+    """The distance of a key: the square root of a Euclidean key, the p-th root of a
+    Minkowski key, the key itself otherwise."""
+    keys = np.asarray(keys, dtype=np.float64)
+    if metric == "euclidean":
+        return np.sqrt(keys)
+    if metric == "minkowski":
+        return keys ** (1.0 / p)
+    return keys
+
+
+
+def exact_pair_distance(x, y, metric):
+    """Exact distance of two rows in float64: "sqeuclidean", "manhattan" or "cosine"
+    (1 - cos, not below 0; 1 where either row is all zero)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if metric == "manhattan":
+        return float(np.abs(x - y).sum())
+    if metric == "cosine":
+        nx, ny = np.sqrt(x @ x), np.sqrt(y @ y)
+        return 1.0 if nx == 0 or ny == 0 else max(0.0, 1.0 - (x @ y) / (nx * ny))
+    return float(((x - y) ** 2).sum())
+
