@@ -5,6 +5,8 @@ Slow on purpose: plain loops and full sorts, written to be obviously right.
 
 import numpy as np
 
+from fastdr._kernels import codes
+
 
 def sq_euclidean(X, Y):
     """Exact squared distances by broadcasting, in float64."""
@@ -367,17 +369,18 @@ def symmetry_stats(A):
 def reduced_distances(X, Y, kind, p=1.0):
     """Reduced Minkowski-family or cosine distances by broadcasting, in float64.
 
-    kind 0: sum |x - y|; 1: max |x - y|; 2: sum |x - y|^p; 3: 1 - x.y clipped to [0, 2] (on
-    rows normalised by the caller).
+    kind, a code of fastdr/_kernels/codes.py: MANHATTAN, sum |x - y|; CHEBYSHEV, max |x - y|;
+    MINKOWSKI, sum |x - y|^p; COSINE, 1 - x.y clipped to [0, 2] (on rows normalised by the
+    caller).
     """
     X = np.asarray(X, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
-    if kind == 3:
+    if kind == codes.COSINE:
         return np.clip(1.0 - X @ Y.T, 0.0, 2.0)
     diff = np.abs(X[:, None, :] - Y[None, :, :])
-    if kind == 0:
+    if kind == codes.MANHATTAN:
         return diff.sum(-1)
-    if kind == 1:
+    if kind == codes.CHEBYSHEV:
         return diff.max(-1, initial=0.0)
     return (diff ** p).sum(-1)
 

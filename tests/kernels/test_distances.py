@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
+from fastdr._kernels import codes
 from fastdr._kernels.distances import minkowski
 from fastdr._kernels.distances.matrix_checks import symmetry_stats
 from fastdr._kernels.distances.pairs import csr_pair_sqdist
@@ -13,10 +14,10 @@ from .. import reference
 
 # (kind, p) of every reduced distance the Minkowski kernels compute, and the cdist metric
 # whose values they reduce
-KINDS = {"manhattan": (minkowski.KIND_MANHATTAN, 1.0, "cityblock"),
-         "chebyshev": (minkowski.KIND_CHEBYSHEV, 1.0, "chebyshev"),
-         "power": (minkowski.KIND_POWER, 3.0, "minkowski"),
-         "cosine": (minkowski.KIND_COSINE, 1.0, "cosine")}
+KINDS = {"manhattan": (codes.MANHATTAN, 1.0, "cityblock"),
+         "chebyshev": (codes.CHEBYSHEV, 1.0, "chebyshev"),
+         "power": (codes.MINKOWSKI, 3.0, "minkowski"),
+         "cosine": (codes.COSINE, 1.0, "cosine")}
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -48,7 +49,7 @@ def test_csr_pair_sqdist_matches_the_dense_distances(rng, dtype, m, n, d):
 
 def _metric_rows(rng, shape, kind, dtype):
     X = rng.standard_normal(shape)
-    if kind == minkowski.KIND_COSINE:
+    if kind == codes.COSINE:
         X /= np.linalg.norm(X, axis=1, keepdims=True)
     return X.astype(dtype)
 
@@ -69,9 +70,9 @@ def test_pairwise_metric_matches_cdist(rng, dtype, m, n, block, metric):
     want = reference.reduced_distances(Q, T, kind, p)
     # the Minkowski kinds sum in float64; cosine takes its products from one GEMM in the
     # rows' own dtype
-    tol = 1e-6 if kind == minkowski.KIND_COSINE and dtype == np.float32 else 1e-12
+    tol = 1e-6 if kind == codes.COSINE and dtype == np.float32 else 1e-12
     np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
-    if kind == minkowski.KIND_POWER:
+    if kind == codes.MINKOWSKI:
         out = out ** (1 / p)
     kwargs = {"p": p} if scipy_name == "minkowski" else {}
     np.testing.assert_allclose(out, cdist(Q.astype(np.float64), T.astype(np.float64),
@@ -81,7 +82,7 @@ def test_pairwise_metric_matches_cdist(rng, dtype, m, n, block, metric):
 def _tied_rows(rng, m, d, kind):
     """Rows with exact ties: duplicates of row 1 (Minkowski kinds), or signed unit vectors
     (cosine: their dot products 0 and +-1 are exact, so reduced distances tie exactly)."""
-    if kind == minkowski.KIND_COSINE:
+    if kind == codes.COSINE:
         X = np.zeros((m, d))
         X[np.arange(m), rng.integers(0, d, m)] = rng.choice([-1.0, 1.0], m)
         return X
