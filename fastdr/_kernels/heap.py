@@ -141,6 +141,43 @@ def heap_sort(dist, idx):
         sift_down(dist, idx, end, d, i)
 
 
+@njit(cache=True)
+def empty_heap(k):
+    """A new 1-D k-NN heap of size k, filled with the empty value. O(k)."""
+    dist = np.empty(k, dtype=np.float64)
+    idx = np.empty(k, dtype=np.int64)
+    heap_init(dist, idx)
+    return dist, idx
+
+
+@njit(cache=True)
+def empty_heaps(rows, k):
+    """New 2-D k-NN heaps, one row of size k per query of a block, filled with the empty
+    value. O(rows k)."""
+    dist = np.empty((rows, k), dtype=np.float64)
+    idx = np.empty((rows, k), dtype=np.int64)
+    heap_init(dist, idx)
+    return dist, idx
+
+
+@njit(cache=True)
+def heap_sort_into(dist, idx, out_dist, out_idx):
+    """Sort a heap ascending by (distance, index) and copy its first ``out_dist.shape[0]``
+    entries into the output rows ``out_dist`` and ``out_idx``. O(k log k)."""
+    heap_sort(dist, idx)
+    size = out_dist.shape[0]
+    out_dist[:] = dist[:size]
+    out_idx[:] = idx[:size]
+
+
+@njit(cache=True)
+def heaps_sort_into(dist, idx, out_dist, out_idx, row0):
+    """:func:`heap_sort_into` for every row r of 2-D heaps, into output row ``row0 + r``.
+    O(rows k log k)."""
+    for r in range(dist.shape[0]):
+        heap_sort_into(dist[r], idx[r], out_dist[row0 + r], out_idx[row0 + r])
+
+
 @njit(cache=True, inline="always")
 def frontier_push(fd, fi, size, d, i):
     """Push (d, i) on the min-queue fd[:size] of a best-first search; the caller guarantees

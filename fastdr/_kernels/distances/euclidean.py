@@ -17,6 +17,7 @@ Exact distances always accumulate in float64, so identical rows give exactly 0.
 import numpy as np
 from numba import njit, prange
 
+from ..blocks import block_span
 from ..streaming import store_fence, stream_copy
 from ..twins import serial_twin
 
@@ -175,13 +176,11 @@ def pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms, tol, t
     n_q_blocks = (m + q_block - 1) // q_block
     flat = out.reshape(-1)
     for qb in prange(n_q_blocks):
-        q0 = qb * q_block
-        q1 = min(m, q0 + q_block)
+        q0, q1 = block_span(qb, q_block, m)
         # one tile per iteration, reused for every target block (no allocation per block)
         keys = np.empty((q1 - q0, t_block), dtype=q_packed.dtype)
         for tb in range(t_packed.shape[0]):
-            t0 = tb * t_block
-            t1 = min(n, t0 + t_block)
+            t0, t1 = block_span(tb, t_block, n)
             np.dot(q_packed[q0:q1], t_packed[tb], keys)
             for r in range(q1 - q0):
                 i = q0 + r

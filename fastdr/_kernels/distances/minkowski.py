@@ -19,8 +19,9 @@ Memory O(threads x q_block x t_block) besides the outputs.
 import numpy as np
 from numba import njit, prange
 
+from ..blocks import block_span, skipped_target
 from ..codes import CHEBYSHEV, COSINE, MANHATTAN
-from ..heap import heap_init, heap_sort
+from ..heap import empty_heap, empty_heaps, heap_sort_into, heaps_sort_into
 from ..knn.brute import select_row_candidates
 
 
@@ -66,8 +67,12 @@ def minkowski_row(q, t_block, n_valid, kind, p, acc):
 
 
 @njit(cache=True)
-def tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys):
-    """Reduced distances of queries ``q0:q1`` to packed block ``tb`` into ``keys[:, :n_valid]``."""
+def tile(Q, q0, q1, t_packed, tb, n, kind, p, keys):
+    """Reduced distances of queries ``q0:q1`` to packed block ``tb`` of the n targets into
+    ``keys[:, :n_valid]``; returns ``(t0, n_valid)``, the block's first target and its
+    number of targets. O((q1 - q0) n_valid d)."""
+    t0, t1 = block_span(tb, t_packed.shape[2], n)
+    n_valid = t1 - t0
     if kind == COSINE:
         prod = np.dot(Q[q0:q1], t_packed[tb])
         for r in range(q1 - q0):
@@ -77,6 +82,7 @@ def tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys):
     else:
         for r in range(q1 - q0):
             minkowski_row(Q[q0 + r], t_packed[tb], n_valid, kind, p, keys[r])
+    return t0, n_valid
 
 
 @njit(cache=True, parallel=True)
@@ -98,24 +104,16 @@ def knn_metric(Q, t_packed, n, kind, p, k, self_offset, q_block, out_d, out_i):
     t_block = t_packed.shape[2]
     n_q_blocks = (m + q_block - 1) // q_block
     for qb in prange(n_q_blocks):
-        q0 = qb * q_block
-        q1 = min(m, q0 + q_block)
+        q0, q1 = block_span(qb, q_block, m)
         rows = q1 - q0
-        heap_d = np.empty((rows, k), dtype=np.float64)
-        heap_i = np.empty((rows, k), dtype=np.int64)
-        heap_init(heap_d, heap_i)
+        heap_d, heap_i = empty_heaps(rows, k)
         keys = np.empty((rows, t_block), dtype=np.float64)
         for tb in range(t_packed.shape[0]):
-            t0 = tb * t_block
-            n_valid = min(n, t0 + t_block) - t0
-            tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys)
+            t0, n_valid = tile(Q, q0, q1, t_packed, tb, n, kind, p, keys)
             for r in range(rows):
-                skip = -1 if self_offset < 0 else q0 + r + self_offset
+                skip = skipped_target(self_offset, q0 + r)
                 select_row_candidates(keys[r], n_valid, t0, skip, heap_d[r], heap_i[r])
-        for r in range(rows):
-            heap_sort(heap_d[r], heap_i[r])
-            out_d[q0 + r] = heap_d[r]
-            out_i[q0 + r] = heap_i[r]
+        heaps_sort_into(heap_d, heap_i, out_d, out_i, q0)
 
 
 @njit(cache=True, parallel=True)
@@ -131,8 +129,7 @@ def radius_metric(Q, t_packed, n, kind, p, radius, self_offset, q_block, indptr,
     t_block = t_packed.shape[2]
     n_q_blocks = (m + q_block - 1) // q_block
     for qb in prange(n_q_blocks):
-        q0 = qb * q_block
-        q1 = min(m, q0 + q_block)
+        q0, q1 = block_span(qb, q_block, m)
         rows = q1 - q0
         keys = np.empty((rows, t_block), dtype=np.float64)
         pos = np.zeros(rows, dtype=np.int64)
@@ -140,11 +137,9 @@ def radius_metric(Q, t_packed, n, kind, p, radius, self_offset, q_block, indptr,
             for r in range(rows):
                 pos[r] = indptr[q0 + r]
         for tb in range(t_packed.shape[0]):
-            t0 = tb * t_block
-            n_valid = min(n, t0 + t_block) - t0
-            tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys)
+            t0, n_valid = tile(Q, q0, q1, t_packed, tb, n, kind, p, keys)
             for r in range(rows):
-                skip = -1 if self_offset < 0 else q0 + r + self_offset
+                skip = skipped_target(self_offset, q0 + r)
                 for c in range(n_valid):
                     if keys[r, c] <= radius and t0 + c != skip:
                         if fill:
@@ -163,13 +158,10 @@ def pairwise_metric(Q, t_packed, n, kind, p, q_block, out):
     t_block = t_packed.shape[2]
     n_q_blocks = (m + q_block - 1) // q_block
     for qb in prange(n_q_blocks):
-        q0 = qb * q_block
-        q1 = min(m, q0 + q_block)
+        q0, q1 = block_span(qb, q_block, m)
         keys = np.empty((q1 - q0, t_block), dtype=np.float64)
         for tb in range(t_packed.shape[0]):
-            t0 = tb * t_block
-            n_valid = min(n, t0 + t_block) - t0
-            tile(Q, q0, q1, t_packed, tb, n_valid, kind, p, keys)
+            t0, n_valid = tile(Q, q0, q1, t_packed, tb, n, kind, p, keys)
             for r in range(q1 - q0):
                 for c in range(n_valid):
                     out[q0 + r, t0 + c] = keys[r, c]
@@ -181,14 +173,9 @@ def knn_rows(D, k, self_offset, out_d, out_i):
     callable), ties by column index; row i skips column i + offset unless offset < 0."""
     m, n = D.shape
     for i in prange(m):
-        heap_d = np.empty(k, dtype=np.float64)
-        heap_i = np.empty(k, dtype=np.int64)
-        heap_init(heap_d, heap_i)
-        skip = -1 if self_offset < 0 else i + self_offset
-        select_row_candidates(D[i], n, 0, skip, heap_d, heap_i)
-        heap_sort(heap_d, heap_i)
-        out_d[i] = heap_d
-        out_i[i] = heap_i
+        heap_d, heap_i = empty_heap(k)
+        select_row_candidates(D[i], n, 0, skipped_target(self_offset, i), heap_d, heap_i)
+        heap_sort_into(heap_d, heap_i, out_d[i], out_i[i])
 
 
 @njit(cache=True, parallel=True)
@@ -197,7 +184,7 @@ def radius_rows(D, radius, self_offset, indptr, out_d, out_i, fill):
     fill passes as in :func:`radius_metric`."""
     m, n = D.shape
     for i in prange(m):
-        skip = -1 if self_offset < 0 else i + self_offset
+        skip = skipped_target(self_offset, i)
         pos = indptr[i] if fill else 0
         for j in range(n):
             if D[i, j] <= radius and j != skip:

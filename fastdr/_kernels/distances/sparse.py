@@ -28,8 +28,9 @@ as ``pairwise_distances(X)`` and ``include_self`` graphs).
 import numpy as np
 from numba import njit, prange
 
+from ..blocks import block_span
 from ..codes import CHEBYSHEV, COSINE, EUCLIDEAN, MANHATTAN, MINKOWSKI
-from ..heap import heap_init, heap_push, heap_sort
+from ..heap import heap_init, heap_push, heap_sort_into
 
 
 @njit(cache=True)
@@ -150,22 +151,15 @@ def knn_merge(kind, p, qd, qi, qp, q_inv, td, ti, tp, t_inv, k, self_mode, self_
     for qb in prange(n_blocks):
         heap_d = np.empty(k, dtype=np.float64)
         heap_i = np.empty(k, dtype=np.int64)
-        for i in range(qb * q_block, min(m, (qb + 1) * q_block)):
+        q0, q1 = block_span(qb, q_block, m)
+        for i in range(q0, q1):
             heap_init(heap_d, heap_i)
             for j in range(n):
-                action = _self_action(self_mode, self_offset, i, j)
-                if action == 1:
-                    continue
-                if action == 2:
-                    key = 0.0
-                else:
-                    key = merge_key(kind, p, qd, qi, qp[i], qp[i + 1], td, ti, tp[j],
-                                    tp[j + 1], q_inv[i], t_inv[j])
-                if key <= heap_d[0]:
+                skip, key = _pair_key(kind, p, qd, qi, qp, q_inv, td, ti, tp, t_inv,
+                                      self_mode, self_offset, i, j)
+                if not skip and key <= heap_d[0]:
                     heap_push(heap_d, heap_i, key, j)
-            heap_sort(heap_d, heap_i)
-            out_key[i] = heap_d
-            out_i[i] = heap_i
+            heap_sort_into(heap_d, heap_i, out_key[i], out_i[i])
 
 
 @njit(cache=True, parallel=True)
@@ -192,7 +186,8 @@ def knn_product(kind, qd, qi, qp, q_sq, q_inv, td, ti, tp, t_sq, t_inv, cd, ci, 
         heap_i = np.empty(n_candidates, dtype=np.int64)
         best_d = np.empty(k, dtype=np.float64)
         best_i = np.empty(k, dtype=np.int64)
-        for i in range(qb * q_block, min(m, (qb + 1) * q_block)):
+        q0, q1 = block_span(qb, q_block, m)
+        for i in range(q0, q1):
             acc[:] = 0.0
             for a in range(qp[i], qp[i + 1]):
                 v = np.float64(qd[a])
@@ -213,36 +208,36 @@ def knn_product(kind, qd, qi, qp, q_sq, q_inv, td, ti, tp, t_sq, t_inv, cd, ci, 
                 if key <= heap_d[0]:
                     heap_push(heap_d, heap_i, key, j)
             if kind == COSINE:
-                heap_sort(heap_d, heap_i)
-                out_key[i] = heap_d[:k]
-                out_i[i] = heap_i[:k]
+                heap_sort_into(heap_d, heap_i, out_key[i], out_i[i])
                 continue
             heap_init(best_d, best_i)
             for c in range(n_candidates):
                 j = heap_i[c]
-                if _self_action(self_mode, self_offset, i, j) == 2:
-                    key = 0.0
-                else:
-                    key = merge_key(kind, 2.0, qd, qi, qp[i], qp[i + 1], td, ti, tp[j],
-                                    tp[j + 1], 0.0, 0.0)
+                # a candidate is never a skipped pair; the inverse norms serve cosine only
+                _, key = _pair_key(kind, 2.0, qd, qi, qp, q_inv, td, ti, tp, t_inv,
+                                   self_mode, self_offset, i, j)
                 heap_push(best_d, best_i, key, j)
-            heap_sort(best_d, best_i)
-            out_key[i] = best_d
-            out_i[i] = best_i
+            heap_sort_into(best_d, best_i, out_key[i], out_i[i])
+
+
+@njit(cache=True, inline="always")
+def _pair_key(kind, p, qd, qi, qp, q_inv, td, ti, tp, t_inv, self_mode, self_offset, i, j):
+    """(skip, key) of query row i and target row j: the merge key, 0 for a pair that
+    ``self_mode`` 2 makes equal (and for a skipped one)."""
+    action = _self_action(self_mode, self_offset, i, j)
+    if action != 0:
+        return action == 1, 0.0
+    return False, merge_key(kind, p, qd, qi, qp[i], qp[i + 1], td, ti, tp[j], tp[j + 1],
+                            q_inv[i], t_inv[j])
 
 
 @njit(cache=True, inline="always")
 def _pair_distance(kind, p, qd, qi, qp, q_inv, td, ti, tp, t_inv, self_mode, self_offset,
                    i, j):
     """(skip, distance) of query row i and target row j."""
-    action = _self_action(self_mode, self_offset, i, j)
-    if action == 1:
-        return True, 0.0
-    if action == 2:
-        return False, 0.0
-    key = merge_key(kind, p, qd, qi, qp[i], qp[i + 1], td, ti, tp[j], tp[j + 1], q_inv[i],
-                    t_inv[j])
-    return False, key_to_distance(kind, p, key)
+    skip, key = _pair_key(kind, p, qd, qi, qp, q_inv, td, ti, tp, t_inv, self_mode,
+                          self_offset, i, j)
+    return skip, key_to_distance(kind, p, key)  # key 0 (a skipped or equal pair) gives 0
 
 
 @njit(cache=True, parallel=True)

@@ -14,8 +14,9 @@ from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
 from ..._config import KEY_LANE as LANE
+from ..blocks import skipped_target
 from ..distances.euclidean import sqdist_exact
-from ..heap import heap_init, heap_push, heap_sort
+from ..heap import empty_heap, heap_push, heap_sort_into
 
 
 @intrinsic
@@ -91,19 +92,15 @@ def knn_direct(Q, T, k, self_offset, out_d, out_i):
     m = Q.shape[0]
     n = T.shape[0]
     for i in prange(m):
-        heap_d = np.empty(k, dtype=np.float64)
-        heap_i = np.empty(k, dtype=np.int64)
-        heap_init(heap_d, heap_i)
-        skip = -1 if self_offset < 0 else i + self_offset
+        heap_d, heap_i = empty_heap(k)
+        skip = skipped_target(self_offset, i)
         for j in range(n):
             if j == skip:
                 continue
             value = sqdist_exact(Q[i], T[j])
             if value <= heap_d[0]:
                 heap_push(heap_d, heap_i, value, j)
-        heap_sort(heap_d, heap_i)
-        out_d[i] = heap_d
-        out_i[i] = heap_i
+        heap_sort_into(heap_d, heap_i, out_d[i], out_i[i])
 
 
 @njit(cache=True, parallel=True)
@@ -113,7 +110,7 @@ def radius_count(Q, T, radius_sq, self_offset):
     n = T.shape[0]
     counts = np.zeros(m, dtype=np.int64)
     for i in prange(m):
-        skip = -1 if self_offset < 0 else i + self_offset
+        skip = skipped_target(self_offset, i)
         c = 0
         for j in range(n):
             if j != skip and sqdist_exact(Q[i], T[j]) <= radius_sq:
@@ -128,7 +125,7 @@ def radius_fill(Q, T, radius_sq, self_offset, indptr, out_d, out_i):
     m = Q.shape[0]
     n = T.shape[0]
     for i in prange(m):
-        skip = -1 if self_offset < 0 else i + self_offset
+        skip = skipped_target(self_offset, i)
         pos = indptr[i]
         for j in range(n):
             if j == skip:

@@ -48,8 +48,9 @@ result is exact on every row, ties broken by index.
 import numpy as np
 from numba import njit, prange
 
+from ..blocks import block_span
 from ..distances.euclidean import pack_query_row, pack_target_block, sqdist_exact
-from ..heap import heap_init, heap_push, heap_sort
+from ..heap import empty_heaps, heap_push, heaps_sort_into
 from ..reservoir import keep_smallest, reservoir_finish
 from ..twins import serial_twin
 from .brute import LANE, hit_mask, trailing_zeros
@@ -239,8 +240,7 @@ def knn_screen(Q, T, q_packed, t_packed, k, n_candidates, skips, q_block, margin
     cap = reservoir_slots(n_candidates)
     n_q_blocks = (m + q_block - 1) // q_block
     for qb in prange(n_q_blocks):
-        q0 = qb * q_block
-        q1 = min(m, q0 + q_block)
+        q0, q1 = block_span(qb, q_block, m)
         rows = q1 - q0
         buf_d = np.empty((rows, cap), dtype=np.float64)
         buf_i = np.empty((rows, cap), dtype=np.int64)
@@ -249,8 +249,8 @@ def knn_screen(Q, T, q_packed, t_packed, k, n_candidates, skips, q_block, margin
         keys = np.empty((rows, t_block), dtype=np.float32)
         buf = np.empty(k, dtype=np.float64)
         for tb in range(t_packed.shape[0]):
-            t0 = tb * t_block
-            n_valid = min(n, t0 + t_block) - t0
+            t0, t1 = block_span(tb, t_block, n)
+            n_valid = t1 - t0
             np.dot(q_packed[q0:q1], t_packed[tb], keys)
             if tb == 0 and n_valid > cap:
                 for r in range(rows):
@@ -299,16 +299,13 @@ def knn_screen_redo(Q, T, q_packed, t_packed, k, skips, q_block, thresholds, out
     t_block = t_packed.shape[2]
     n_q_blocks = (m + q_block - 1) // q_block
     for qb in prange(n_q_blocks):
-        q0 = qb * q_block
-        q1 = min(m, q0 + q_block)
+        q0, q1 = block_span(qb, q_block, m)
         rows = q1 - q0
-        heap_d = np.empty((rows, k), dtype=np.float64)
-        heap_i = np.empty((rows, k), dtype=np.int64)
-        heap_init(heap_d, heap_i)
+        heap_d, heap_i = empty_heaps(rows, k)
         keys = np.empty((rows, t_block), dtype=np.float32)
         for tb in range(t_packed.shape[0]):
-            t0 = tb * t_block
-            n_valid = min(n, t0 + t_block) - t0
+            t0, t1 = block_span(tb, t_block, n)
+            n_valid = t1 - t0
             n_full = n_valid // LANE
             np.dot(q_packed[q0:q1], t_packed[tb], keys)
             for r in range(rows):
@@ -322,7 +319,4 @@ def knn_screen_redo(Q, T, q_packed, t_packed, k, skips, q_block, thresholds, out
                                      Q[i], T, heap_d[r], heap_i[r])
                 _exact_range(row, n_full * LANE, n_valid, t0, skips[i], threshold, Q[i], T,
                              heap_d[r], heap_i[r])
-        for r in range(rows):
-            heap_sort(heap_d[r], heap_i[r])
-            out_d[q0 + r] = heap_d[r]
-            out_i[q0 + r] = heap_i[r]
+        heaps_sort_into(heap_d, heap_i, out_d, out_i, q0)

@@ -11,15 +11,16 @@ from ..._config import GATHER_CHUNK_ROWS
 
 
 @njit(cache=True, parallel=True)
-def class_sums(X, codes, n_classes):
-    """Per-class column sums in float64, shape (n_classes, d). O(m d).
+def _add_class_columns(X, codes, means, out):
+    """Add to ``out[codes[i]]`` every row ``X[i]`` (``means`` None) or its squared deviation
+    ``(X[i] - means[codes[i]])^2``, in float64. O(m d).
 
     Parallel over chunks of 8 columns: each iteration scans every row but reads and writes
     only its own columns, so no per-thread buffers are needed and the sums do not depend on
-    the thread count.
+    the thread count. Whether ``means`` is None is settled when numba compiles the call, so
+    the test costs nothing per entry.
     """
     m, d = X.shape
-    out = np.zeros((n_classes, d), dtype=np.float64)
     width = 8
     n_chunks = (d + width - 1) // width
     for c in prange(n_chunks):
@@ -28,28 +29,28 @@ def class_sums(X, codes, n_classes):
         for i in range(m):
             k = codes[i]
             for f in range(f0, f1):
-                out[k, f] += np.float64(X[i, f])
+                if means is None:
+                    out[k, f] += np.float64(X[i, f])
+                else:
+                    diff = np.float64(X[i, f]) - means[k, f]
+                    out[k, f] += diff * diff
+
+
+@njit(cache=True)
+def class_sums(X, codes, n_classes):
+    """Per-class column sums in float64, shape (n_classes, d). O(m d), parallel over
+    columns (:func:`_add_class_columns`)."""
+    out = np.zeros((n_classes, X.shape[1]), dtype=np.float64)
+    _add_class_columns(X, codes, None, out)
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def class_centred_sumsq(X, codes, means):
-    """Per-class sums of squared deviations from the class means, shape (k, d). O(m d).
-
-    Parallel over chunks of 8 columns, as :func:`class_sums`.
-    """
-    m, d = X.shape
+    """Per-class sums of squared deviations from the class means, shape (k, d). O(m d),
+    parallel over columns (:func:`_add_class_columns`)."""
     out = np.zeros(means.shape, dtype=np.float64)
-    width = 8
-    n_chunks = (d + width - 1) // width
-    for c in prange(n_chunks):
-        f0 = c * width
-        f1 = min(d, f0 + width)
-        for i in range(m):
-            k = codes[i]
-            for f in range(f0, f1):
-                diff = np.float64(X[i, f]) - means[k, f]
-                out[k, f] += diff * diff
+    _add_class_columns(X, codes, means, out)
     return out
 
 

@@ -19,6 +19,8 @@ writes only their blocks), stored as an (m, s, s) array: memory O(m k^2), nothin
 import numpy as np
 from numba import njit, prange
 
+from .weights import lower_gram
+
 # --------------------------------------------------------------------------- small dense work
 
 
@@ -216,13 +218,10 @@ def local_spectrum(X, i, neighbors, D, C):
         row = neighbors[c]
         for f in range(d):
             D[c, f] = np.float64(X[row, f]) - np.float64(X[i, f])
+    lower_gram(D, C)
     for a in range(k):
-        for b in range(a + 1):
-            acc = 0.0
-            for f in range(d):
-                acc += D[a, f] * D[b, f]
-            C[a, b] = acc
-            C[b, a] = acc
+        for b in range(a):
+            C[b, a] = C[a, b]
     return np.linalg.eigh(C)
 
 

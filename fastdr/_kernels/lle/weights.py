@@ -64,6 +64,19 @@ def cholesky_solve_ones(L, n, out):
 
 
 @njit(cache=True)
+def lower_gram(D, out):
+    """Lower triangle (diagonal included) of ``D D^T`` (D k x d) into ``out``, each entry a
+    float64 sum over the columns in order; the upper triangle is not written. O(k^2 d)."""
+    k, d = D.shape
+    for a in range(k):
+        for b in range(a + 1):
+            acc = 0.0
+            for f in range(d):
+                acc += D[a, f] * D[b, f]
+            out[a, b] = acc
+
+
+@njit(cache=True)
 def barycenter_row(x, T, neighbors, reg, diff, gram, factor, w):
     """Weights reconstructing x from the rows ``T[neighbors]``; returns the retry count.
 
@@ -91,13 +104,9 @@ def barycenter_row(x, T, neighbors, reg, diff, gram, factor, w):
         for c in range(k):
             for f in range(d):
                 diff[c, f] *= inverse
+    lower_gram(diff, gram)
     trace = 0.0
     for a in range(k):
-        for b in range(a + 1):
-            acc = 0.0
-            for f in range(d):
-                acc += diff[a, f] * diff[b, f]
-            gram[a, b] = acc
         trace += gram[a, a]
     ridge = reg * trace if trace > 0.0 else reg
     floor = 1e-12 * trace if trace > 0.0 else 1e-12
