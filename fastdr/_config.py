@@ -33,6 +33,8 @@ SMALL_ALLOCATION_BYTES = 2**20
 #: Rows converted to float64 at a time by the magnitude checks: O(block d) memory, never a
 #: float64 copy of X.
 MAGNITUDE_BLOCK_ROWS = 8192
+#: Elements per row block of the finiteness scan of a user matrix: no m x m temporary.
+FINITE_CHECK_BLOCK_ELEMENTS = 2**20
 
 # --- blocked scatter and Gram loops (PCA, LDA) ----------------------------------------------
 
@@ -137,6 +139,17 @@ RECOMPUTE_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
 KD_TREE_MAX_DIM = 15
 #: Targets per GEMM block of the k-NN and pairwise kernels (fewer when there are fewer).
 TARGET_BLOCK = 2048
+#: Query rows per parallel iteration of exact k-NN and radius search: about 4 iterations a
+#: thread, within these bounds. 256 keeps the screen's key tile (256 x ``SCREEN_TARGET_BLOCK``
+#: float32) in L2 beside the packed targets. Bench: knn_f64_queries, knn_f32, knn_classifier.
+QUERY_BLOCK_ROWS = (16, 256)
+#: ... on CSR input, where one query row already costs a pass over every target: small
+#: blocks still spread a few queries over the threads. Bench: sparse_neighbors.
+SPARSE_QUERY_BLOCK_ROWS = (1, 64)
+#: ... for NN-descent's graph search of new points (a query is a short walk, cheap).
+NNDESCENT_QUERY_BLOCK_ROWS = (16, 1024)
+#: Leaf size of scipy's k-d tree (``algorithm="kd_tree"``).
+KD_TREE_LEAF_SIZE = 16
 #: Targets per float32 GEMM block of the k-NN screen (:mod:`fastdr._kernels.knn.screen`):
 #: the packed panel (about 100 KiB at d = 50) stays in L2 beside a 128 x 512 key tile;
 #: 2,048 is slower at small m and no faster at large m. Bench: knn_f32.

@@ -43,6 +43,7 @@ from .._config import EIGEN_DENSE_FRACTION as DENSE_FRACTION
 from .._config import EIGEN_DENSE_MAX_N as DENSE_MAX_N
 from .._config import EIGEN_RANDOMIZED_MAX_ITER as RANDOMIZED_MAX_ITER
 from .._config import EIGEN_SPARSE_DENSE_MAX_N as SPARSE_DENSE_MAX_N
+from .._config import FINITE_CHECK_BLOCK_ELEMENTS
 from .._runtime.blas import caller_blas_threads
 from .._validation.budget import check_dense_allocation
 from .._validation.params import check_option, check_random_state
@@ -303,9 +304,9 @@ NONFINITE_REMEDY = ("The input is too large (or too small) for its dtype: scale 
 def check_finite_matrix(A, what, remedy=NONFINITE_REMEDY):
     """Raise a ValueError naming ``what`` and ``remedy`` unless the ndarray A is finite.
 
-    Scans row blocks of about 2^20 elements, so no m x m temporary is made. O(size).
+    Scans row blocks of ``FINITE_CHECK_BLOCK_ELEMENTS``, so no m x m temporary is made. O(size).
     """
-    rows = max(1, 2**20 // max(1, A.shape[1] if A.ndim == 2 else 1))
+    rows = max(1, FINITE_CHECK_BLOCK_ELEMENTS // max(1, A.shape[1] if A.ndim == 2 else 1))
     for start in range(0, A.shape[0], rows):
         if not np.isfinite(A[start:start + rows]).all():
             raise ValueError(f"{what} has non-finite entries (inf or NaN). {remedy}")

@@ -4,6 +4,8 @@ parallel blocks, and how a point is kept out of its own neighbours.
 
 import numpy as np
 
+from .._config import QUERY_BLOCK_ROWS
+
 
 def self_offset(self_query):
     """The self-exclusion argument of the search kernels.
@@ -39,16 +41,13 @@ def skip_targets(m, offset):
     return np.arange(offset, offset + m, dtype=np.int64)
 
 
-def query_block(m, threads, *, smallest=16, largest=256):
+def query_block(m, threads, bounds=QUERY_BLOCK_ROWS):
     """Query rows per parallel iteration: about 4 iterations per thread, within
-    [``smallest``, ``largest``].
+    ``bounds`` (``QUERY_BLOCK_ROWS``, ``SPARSE_QUERY_BLOCK_ROWS`` or
+    ``NNDESCENT_QUERY_BLOCK_ROWS`` of :mod:`fastdr._config`, each with its reason).
 
-    Four iterations a thread balance uneven rows. The dense kernels use [16, 256]: the
-    screen's key tile is then at most 256 x ``SCREEN_TARGET_BLOCK`` float32 (512 KiB),
-    within L2 beside the packed target block. A sparse query row already costs a pass over
-    every target, so the sparse kernels use [1, 64]: a few queries still spread over the
-    threads. The block only schedules the work: every query row's result is the same for
-    any block.
+    Four iterations a thread balance uneven rows. The block only schedules the work: every
+    query row's result is the same for any block.
 
     Parameters
     ----------
@@ -56,10 +55,12 @@ def query_block(m, threads, *, smallest=16, largest=256):
         Query rows.
     threads : int
         Threads of the parallel section.
-    smallest, largest : int
+    bounds : tuple of int
+        ``(smallest, largest)``.
 
     Returns
     -------
     int
     """
+    smallest, largest = bounds
     return int(max(smallest, min(largest, -(-m // (4 * threads)))))

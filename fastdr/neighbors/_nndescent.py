@@ -16,6 +16,7 @@ The same data and integer ``random_state`` give bit-identical graphs for every `
 
 import numpy as np
 
+from .._config import NNDESCENT_QUERY_BLOCK_ROWS
 from .._kernels import codes
 from .._kernels.nndescent import rounds as kernels
 from .._kernels.nndescent import search as search_kernels
@@ -23,6 +24,7 @@ from .._runtime.threads import effective_n_jobs, parallel_section
 from .._validation.arrays import check_array
 from .._validation.budget import check_dense_allocation
 from .._validation.params import check_option, check_scalar
+from ._blocks import query_block
 from ._nndescent_build import (
     _build_forest,
     _candidates,
@@ -446,7 +448,7 @@ def nndescent_query(index_state, Q, n_neighbors, epsilon=0.1, *, n_jobs=None):
     out_d = np.empty((n_q, n_neighbors), dtype=np.float64)
     out_i = np.empty((n_q, n_neighbors), dtype=np.int64)
     with parallel_section(n_jobs) as threads:
-        chunk = int(max(16, min(1024, -(-n_q // (4 * threads)))))
+        chunk = query_block(n_q, threads, NNDESCENT_QUERY_BLOCK_ROWS)
         search_kernels.search(index_state._key_data, key_code, key_q, scale, f["perm"],
                               f["roots"], f["lo"], f["hi"], f["left"], f["right"], f["a"],
                               f["b"], f["off"], ptr, cols, chunk, key_d, key_i)

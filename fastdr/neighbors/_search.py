@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse
 from scipy.spatial import cKDTree
 
-from .._config import GEMM_MIN_DIM, KD_TREE_MAX_DIM, SCREEN_TARGET_BLOCK
+from .._config import GEMM_MIN_DIM, KD_TREE_LEAF_SIZE, KD_TREE_MAX_DIM, SCREEN_TARGET_BLOCK
 from .._distance.norm_trick import prep_kernel, target_block
 from .._kernels.distances import euclidean as dist_kernels
 from .._kernels.distances.pairs import csr_pair_sqdist
@@ -50,7 +50,7 @@ def choose_algorithm(algorithm, n_features):
 
 def build_tree(T):
     """A k-d tree over the rows of T (float64 inside scipy)."""
-    return cKDTree(T, leafsize=16, balanced_tree=False, compact_nodes=False)
+    return cKDTree(T, leafsize=KD_TREE_LEAF_SIZE, balanced_tree=False, compact_nodes=False)
 
 
 def screen_extra(k):

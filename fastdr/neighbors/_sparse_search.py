@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 import scipy.sparse
 
+from .._config import SPARSE_QUERY_BLOCK_ROWS
 from .._kernels import codes
 from .._kernels.distances import sparse as kernels
 from .._runtime.threads import parallel_section
@@ -373,7 +374,7 @@ def kneighbors(index, Q, k, self_query, n_jobs):
     out_key = np.empty((m, k), dtype=np.float64)
     out_i = np.empty((m, k), dtype=np.int64)
     with parallel_section(n_jobs) as threads:
-        block = query_block(m, threads, smallest=1, largest=64)
+        block = query_block(m, threads, SPARSE_QUERY_BLOCK_ROWS)
         if index.kind in _PRODUCT_KINDS:
             extra = 0 if index.kind == codes.COSINE else max(k, 8)
             cd, ci, cp = index.transposed()

@@ -14,5 +14,5 @@ def test_self_offset_and_the_skipped_targets():
 def test_query_block_four_iterations_per_thread_within_bounds():
     assert query_block(1000, 2) == 125
     assert query_block(10, 2) == 16 and query_block(10**6, 2) == 256
-    assert query_block(10, 2, smallest=1, largest=64) == 2
-    assert query_block(10**6, 2, smallest=1, largest=64) == 64
+    assert query_block(10, 2, (1, 64)) == 2
+    assert query_block(10**6, 2, (1, 64)) == 64
