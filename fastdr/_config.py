@@ -97,7 +97,7 @@ PAIRWISE_QUERY_BLOCK = 64
 PAIRWISE_SELF_BLOCK = 256
 PAIRWISE_SMALL_ROWS = 2048
 #: ``pairwise_distances`` writes outputs of at least this many bytes with streaming stores
-#: (:mod:`fastdr._kernels.streaming`): a plain store to a line that is not cached first
+#: (:mod:`fastdr._kernels._numba_ext`): a plain store to a line that is not cached first
 #: reads it from memory. Smaller outputs stay in cache for the caller. Measured (float64,
 #: d=100, the call then a sum of the result, median): 500 rows (2 MB) 0.80 plain against
 #: 1.22 ms streamed, 1,000 rows equal, 2,000 rows 10.2 against 7.9 ms, 5,000 rows 66 against

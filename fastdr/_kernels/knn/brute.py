@@ -7,39 +7,16 @@ parallel over query rows, each iteration owning its rows of the outputs (tier 2)
 never m x n.
 """
 
-import numba
 import numpy as np
 from numba import njit, prange
-from numba.core import cgutils, types
-from numba.core.extending import intrinsic
 
+from .._numba_ext import trailing_zeros
 from ..distances.euclidean import sqdist_exact
 from ..heap import heap_init, heap_push, heap_sort
 
 #: keys per screened chunk: a compile-time trip count over a contiguous row piece, which
 #: LLVM turns into a few wide compares (a variable-length chunk stays scalar, about 4x slower)
 LANE = 64
-
-
-@intrinsic
-def _cttz_intrinsic(typingctx, x):
-    """LLVM's count-trailing-zeros of a uint64 (one instruction)."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], cgutils.true_bit)
-
-    return types.uint64(types.uint64), codegen
-
-
-if numba.config.DISABLE_JIT:  # the interpreted kernels (coverage) need a Python version
-    def trailing_zeros(x):
-        """Index of the lowest set bit of a non-zero uint64."""
-        x = int(x)
-        return np.uint64((x & -x).bit_length() - 1)
-else:
-    @njit(cache=True, inline="always")
-    def trailing_zeros(x):
-        """Index of the lowest set bit of a non-zero uint64."""
-        return _cttz_intrinsic(x)
 
 
 @njit(cache=True, inline="always")
