@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # CI: install the test extras and run the suite exactly as the README says; then ruff, the
-# kernel tests under NUMBA_BOUNDSCHECK=1, the coverage pass (kernels run as Python with
-# NUMBA_DISABLE_JIT=1 so their lines count), and last the `slow` bench smoke runs, which need
-# the bench extras. On 2 idle cores the whole run took 33 minutes (README tests 7.5, boundscheck
-# 6, coverage 16, slow 4, plus installs).
+# kernel tests under NUMBA_BOUNDSCHECK=1, the kernel tests with every numba-internals fallback
+# forced, the coverage pass (kernels run as Python with NUMBA_DISABLE_JIT=1 so their lines
+# count), the kernel tests under the oldest numba declared (the main run has the newest), and
+# last the `slow` bench smoke runs, which need the bench extras. On 2 idle cores the whole run
+# took 33 minutes before the fallback and oldest-numba steps (README tests 7.5, boundscheck 6,
+# coverage 16, slow 4, plus installs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$(mktemp -d)}"
@@ -17,8 +19,12 @@ $PYTHON -m pytest -q
 $PYTHON -m ruff check fastdr tests bench ci
 # --- kernels with bounds checking (own fresh numba cache) ---
 PYTHON="$PYTHON" bash ci/boundscheck.sh
+# --- kernels with the numba-internals fallbacks forced (own fresh numba cache) ---
+PYTHON="$PYTHON" bash ci/fallbacks.sh
 # --- coverage ---
 PYTHON="$PYTHON" bash ci/coverage.sh
+# --- kernels under the oldest numba declared (own venv, from PyPI) ---
+PYTHON="$PYTHON" bash ci/oldest_numba.sh
 # --- the bench smoke runs (`slow`), with the bench extras ---
 echo "== slow tests: bench/ end to end"
 $PYTHON -m pip install -q -e ".[test,bench]"

@@ -168,7 +168,7 @@ PAIRWISE_QUERY_BLOCK = 64
 PAIRWISE_SELF_BLOCK = 256
 PAIRWISE_SMALL_ROWS = 2048
 #: ``pairwise_distances`` writes outputs of at least this many bytes with streaming stores
-#: (:mod:`fastdr._kernels.streaming`): a plain store to a line that is not cached first
+#: (:mod:`fastdr._kernels._numba_ext`): a plain store to a line that is not cached first
 #: reads it from memory. Smaller outputs stay in cache for the caller, who reads them next;
 #: break-even near 1,000 x 1,000 float64. Bench: pairwise.
 PAIRWISE_STREAM_MIN_BYTES = 2**24

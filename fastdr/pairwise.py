@@ -12,8 +12,8 @@ from ._config import (
 )
 from ._distance.metric import resolve_neighbors_metric
 from ._distance.norm_trick import norm_trick_setup, prep_kernel, self_norm_trick, target_block
+from ._kernels._numba_ext import misalignment
 from ._kernels.distances import euclidean as dist_kernels
-from ._kernels.streaming import misalignment
 from ._runtime.threads import parallel_section
 from ._validation.arrays import check_array
 from ._validation.budget import check_dense_allocation

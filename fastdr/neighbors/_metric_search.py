@@ -15,7 +15,7 @@ Everything returns *reduced* values in float64 (``Metric.reported`` converts the
 """
 
 import numpy as np
-from numba.core.registry import CPUDispatcher
+from numba.extending import is_jitted
 
 from .._config import MINKOWSKI_T_BLOCK
 from .._distance.norm_trick import target_block
@@ -42,7 +42,7 @@ def callable_matrix(metric, Q, T):
     check_dense_allocation((m, n), np.float64, what=f"The {m} x {n} distance block of the "
                            "callable metric", alternative="Query fewer points at a time.")
     out = np.empty((m, n), dtype=np.float64)
-    if isinstance(metric.func, CPUDispatcher) and not metric.params:
+    if is_jitted(metric.func) and not metric.params:
         _kernels().pairwise_jitted(Q, T, metric.func, out)
         return out
     for i in range(m):

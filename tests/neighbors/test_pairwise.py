@@ -196,7 +196,7 @@ def test_streaming_stores_give_the_same_matrix(rng, monkeypatch, dtype, m):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_stream_copy_writes_exactly_its_range_at_any_alignment(dtype):
-    from fastdr._kernels.streaming import misalignment, stream_copy
+    from fastdr._kernels._numba_ext import misalignment, stream_copy
 
     src = np.arange(1, 101, dtype=dtype)
     for offset in range(17):  # every start of the view within a line

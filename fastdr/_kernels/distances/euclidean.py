@@ -17,8 +17,8 @@ Exact distances always accumulate in float64, so identical rows give exactly 0.
 import numpy as np
 from numba import njit, prange
 
+from .._numba_ext import store_fence, stream_copy
 from ..blocks import block_span
-from ..streaming import store_fence, stream_copy
 from ..twins import serial_twin
 
 
@@ -167,7 +167,7 @@ def pairwise_sqeuclidean_gemm(Q, T, q_packed, t_packed, q_norms, t_norms, tol, t
 
     Parallel over blocks of ``q_block`` query rows; each iteration writes only its own rows of
     ``out``. Values below ``tol * (|q - c|^2 + |t - c|^2)`` are recomputed exactly. ``stream``
-    is :func:`fastdr._kernels.streaming.misalignment` of ``out`` (-1: plain stores).
+    is :func:`fastdr._kernels._numba_ext.misalignment` of ``out`` (-1: plain stores).
     Time O(m n d), extra memory O(q_block x t_block) per iteration (the GEMM's result).
     """
     m = Q.shape[0]
@@ -247,7 +247,7 @@ def pairwise_self_gemm(X, centred, norms, tol, take_sqrt, block, out, stream):
     cols]``; a diagonal tile copies its upper triangle onto its lower one. So the result is
     exactly symmetric and independent of the thread count. ``out`` is written once and never
     read, with streaming stores unless ``stream`` (the misalignment from
-    :func:`fastdr._kernels.streaming.misalignment`) is -1. Half the GEMM work of
+    :func:`fastdr._kernels._numba_ext.misalignment`) is -1. Half the GEMM work of
     :func:`pairwise_sqeuclidean_gemm`; memory O(threads x block^2).
     """
     m = X.shape[0]

@@ -7,37 +7,14 @@ parallel over query rows, each iteration owning its rows of the outputs (tier 2)
 never m x n.
 """
 
-import numba
 import numpy as np
 from numba import njit, prange
-from numba.core import cgutils, types
-from numba.core.extending import intrinsic
 
 from ..._config import KEY_LANE as LANE
+from .._numba_ext import trailing_zeros
 from ..blocks import skipped_target
 from ..distances.euclidean import sqdist_exact
 from ..heap import empty_heap, heap_push, heap_sort_into
-
-
-@intrinsic
-def _cttz_intrinsic(typingctx, x):
-    """LLVM's count-trailing-zeros of a uint64 (one instruction)."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], cgutils.true_bit)
-
-    return types.uint64(types.uint64), codegen
-
-
-if numba.config.DISABLE_JIT:  # the interpreted kernels (coverage) need a Python version
-    def trailing_zeros(x):
-        """Index of the lowest set bit of a non-zero uint64."""
-        x = int(x)
-        return np.uint64((x & -x).bit_length() - 1)
-else:
-    @njit(cache=True, inline="always")
-    def trailing_zeros(x):
-        """Index of the lowest set bit of a non-zero uint64."""
-        return _cttz_intrinsic(x)
 
 
 @njit(cache=True, inline="always")

@@ -8,10 +8,10 @@ import numpy as np
 from numba import njit, prange
 
 from ..._config import LEAF_GATHER_AHEAD as _AHEAD
+from .._numba_ext import njit_no_runtime, prefetch_row
 from ..codes import MANHATTAN
 from ..heap import INDEX_SENTINEL, heap_push_row, heap_sort, sift_down
 from ..knn.brute import LANE, hit_mask, trailing_zeros
-from ..prefetch import prefetch_row
 from .rounds import (
     _contains,
     key_distance,
@@ -42,7 +42,7 @@ def init_from_leaves(X, metric, perm, tree_leaf_ptr, leaf_ids, node_lo, node_hi,
                              heap_d, heap_i, heap_f)
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _join_leaf_pairs(X, metric, members, block, heap_d, heap_i, heap_f):
     """Serial body of :func:`init_from_leaves` for one leaf (``block``: its rows' scratch)."""
     n = members.shape[0]
@@ -116,7 +116,7 @@ def _kth_smallest(values, k):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _select_into_empty(heap_d, heap_i, heap_f, p, keys, members, buf_d, buf_i, lows):
     """Offer a row's best keys to a heap row that is not yet full. O(n + (n/16)^2 + width^2).
 
@@ -186,7 +186,7 @@ def _row_empty(heap_i, p):
     return empty
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _offer_improving(heap_d, heap_i, heap_f, p, keys, members):
     """Push the keys of a row at or below the heap's worst. O(n + pushes w).
 
@@ -309,7 +309,7 @@ def fill_random(X, metric, seed, heap_d, heap_i, heap_f):
             _fill_row(X, metric, seed, heap_d, heap_i, heap_f, i)
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _fill_row(X, metric, seed, heap_d, heap_i, heap_f, i):
     """Serial body of :func:`fill_random` for a short row i."""
     m, k = heap_i.shape
@@ -338,7 +338,7 @@ def merge_rows(src_d, src_i, heap_d, heap_i, heap_f):
         _merge_row(src_d, src_i, heap_d, heap_i, heap_f, p)
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _merge_row(src_d, src_i, heap_d, heap_i, heap_f, p):
     for t in range(src_i.shape[1]):
         j = src_i[p, t]

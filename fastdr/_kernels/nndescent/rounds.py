@@ -9,7 +9,7 @@ with the selection key as distance: squared Euclidean (``SQEUCLIDEAN``) or L1
 accumulation) are computed only for the kept neighbours, by :func:`exact_sort`.
 
 Reference counts. A parallel kernel here allocates its scratch and hands each chunk to a
-serial worker compiled with ``_nrt=False`` (numba's flag for code that needs no runtime):
+serial worker compiled without numba's reference counting (:func:`njit_no_runtime`):
 there, row views and array arguments of inlined helpers cost no atomic reference-count
 updates. In NRT code every view of a shared array, and every inlined call taking arrays
 (:func:`fastdr._kernels.heap.heap_push_row`), updates the shared counter atomically,
@@ -28,6 +28,7 @@ from numba import njit, prange
 
 from ..._config import FASTMATH
 from ..._config import NNDESCENT_UPDATE_AHEAD as _UPDATE_AHEAD
+from .._numba_ext import njit_no_runtime, prefetch_row
 from ..codes import COSINE, MANHATTAN
 from ..heap import (
     INDEX_SENTINEL,
@@ -37,14 +38,13 @@ from ..heap import (
     sift_down,
     worse,
 )
-from ..prefetch import prefetch_row
 from .rp_trees import hash3
 
 PRIORITY_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 CAND_EMPTY = np.int32(2**31 - 1)  # empty slot of the int32 candidate lists (ids < 2**31 - 1)
 
 
-@njit(cache=True, fastmath=set(FASTMATH), _nrt=False)
+@njit_no_runtime(cache=True, fastmath=set(FASTMATH))
 def sq_distance(x, y):
     """Squared Euclidean distance in the rows' dtype. O(d)."""
     acc = x[0] - x[0]
@@ -54,7 +54,7 @@ def sq_distance(x, y):
     return acc
 
 
-@njit(cache=True, fastmath=set(FASTMATH), _nrt=False)
+@njit_no_runtime(cache=True, fastmath=set(FASTMATH))
 def l1_distance(x, y):
     """L1 distance in the rows' dtype. O(d)."""
     acc = x[0] - x[0]
@@ -63,7 +63,7 @@ def l1_distance(x, y):
     return acc
 
 
-@njit(cache=True, fastmath=set(FASTMATH), _nrt=False)
+@njit_no_runtime(cache=True, fastmath=set(FASTMATH))
 def key_distance(x, y, metric):
     """Selection key of two rows in their dtype: squared Euclidean or L1. O(d)."""
     if metric == MANHATTAN:
@@ -71,14 +71,14 @@ def key_distance(x, y, metric):
     return sq_distance(x, y)
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def key_to_row(q, X, j, metric):
     """``key_distance(q, X[j], metric)`` for a caller that runs with reference counting: the
     row view is made here, where it costs no atomic update of X's shared count. O(d)."""
     return key_distance(q, X[j], metric)
 
 
-@njit(cache=True, fastmath=set(FASTMATH), _nrt=False)
+@njit_no_runtime(cache=True, fastmath=set(FASTMATH))
 def exact_distance(x, y, code, x_norm, y_norm):
     """Exact distance in float64: squared Euclidean, L1, or cosine (1 - cos). O(d)."""
     acc = 0.0
@@ -166,7 +166,7 @@ def sample_candidates(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed, new_i, o
                       blk * block, min(m, (blk + 1) * block), new_p, old_p, new_c, old_c)
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _sample_block(heap_i, heap_f, rev_ptr, rev_idx, rev_flag, seed, new_i, old_i, lo, hi,
                   new_p, old_p, new_c, old_c):
     """Serial body of :func:`sample_candidates` for points [lo, hi)."""
@@ -226,7 +226,7 @@ def retire_sampled(heap_i, heap_f, new_i):
         _retire_row(heap_i, heap_f, new_i, i)
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _retire_row(heap_i, heap_f, new_i, i):
     for t in range(heap_i.shape[1]):
         if heap_f[i, t] and row_contains(new_i, i, heap_i[i, t]):
@@ -269,7 +269,7 @@ def local_join(X, metric, heap_d, new_i, old_i, start, stop, chunk, cap,
                                buf_t, buf_s, buf_d) - pos
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _join_chunk(X, metric, heap_d, new_i, old_i, lo, hi, pos, block, ids, bnd,
                 buf_t, buf_s, buf_d):
     """Serial body of :func:`local_join` for points [lo, hi); returns the next buffer slot."""
@@ -346,7 +346,7 @@ def apply_updates(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d, bu
                                 buf_n, r * m // n_parts, (r + 1) * m // n_parts)
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _apply_part(heap_d, heap_i, heap_f, n_chunks, cap, buf_t, buf_s, buf_d, buf_n, lo, hi):
     """Serial body of :func:`apply_updates` for heap rows [lo, hi); returns the entries."""
     entered = 0
@@ -381,7 +381,7 @@ def sample_hits(X, metric, rows, heap_i, k):
     return hits
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _row_hits(X, metric, r, heap_i, best_d, best_i):
     """Serial body of :func:`sample_hits` for row r (best_d, best_i: empty k-heaps)."""
     for j in range(X.shape[0]):
@@ -393,7 +393,7 @@ def _row_hits(X, metric, r, heap_i, best_d, best_i):
     return hits
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def sort_row(dist, idx):
     """Insertion sort of one row by (distance, index); near-sorted rows cost O(k). O(k^2)."""
     for t in range(1, dist.shape[0]):
@@ -419,7 +419,7 @@ def exact_sort(Q, q_norms, T, t_norms, code, key_i, out_d, out_i):
         _exact_row(Q, q_norms, T, t_norms, code, key_i, out_d, out_i, i)
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _exact_row(Q, q_norms, T, t_norms, code, key_i, out_d, out_i, i):
     """Serial body of :func:`exact_sort` for row i."""
     m, k = key_i.shape
@@ -447,7 +447,7 @@ def renumber_sort(order, in_d, in_i, out_d, out_i):
         _renumber_row(order, in_d, in_i, out_d, out_i, r)
 
 
-@njit(cache=True, _nrt=False)
+@njit_no_runtime(cache=True)
 def _renumber_row(order, in_d, in_i, out_d, out_i, r):
     row = order[r]
     for t in range(in_i.shape[1]):
