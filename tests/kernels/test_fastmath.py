@@ -21,15 +21,17 @@ EXCEPTIONS = {
     "fastdr._kernels.distances.euclidean.sqdist_exact": {"reassoc"},
 }
 
-#: a line that makes the next function a numba dispatcher
-_DECORATOR = re.compile(r"^\s*@(numba\.)?(njit|jit|njit_no_runtime)\b", re.MULTILINE)
+#: a line that makes the next function a numba dispatcher, or a serial twin of one
+#: (:func:`fastdr._kernels.twins.serial_twin` compiles a kernel's body a second time)
+_DECORATOR = re.compile(r"^\s*@(numba\.)?(njit|jit|njit_no_runtime)\b|^\w+ = serial_twin\(",
+                        re.MULTILINE)
 
 _ROOT = pathlib.Path(fastdr.__file__).parent
 
 
 def _numba_modules():
-    """``{module name: number of numba decorators in its source}`` over fastdr, for every
-    module that has one."""
+    """``{module name: number of numba decorators and serial twins in its source}`` over
+    fastdr, for every module that has one."""
     found = {}
     for path in sorted(_ROOT.rglob("*.py")):
         count = len(_DECORATOR.findall(path.read_text()))
