@@ -15,7 +15,7 @@ LANDMARK_ANCHOR_MAX_M = 3000  # full Isomap as the landmark version's reference,
 def _dijkstra():
     """fastdr's all-pairs geodesic distances (sparse graph in, dense out), or None."""
     try:
-        return importlib.import_module("fastdr.manifold._geodesic").geodesic_distances
+        return importlib.import_module("fastdr").geodesic_distances
     except (ImportError, AttributeError):
         return None
 
@@ -81,10 +81,10 @@ WORKLOADS = (
         title="all-pairs geodesic distances (Dijkstra) on the symmetrised k=10 graph of the "
               "swiss roll",
         data_kind="swiss",
-        fastdr=Impl("fastdr", _paths_fastdr, "fastdr.manifold._geodesic.geodesic_distances(G, "
+        fastdr=Impl("fastdr", _paths_fastdr, "fastdr.geodesic_distances(G, "
                     "method='dijkstra')",
                     available=lambda: (True, "") if _dijkstra() else (
-                        False, "not available: fastdr.manifold._geodesic is not importable")),
+                        False, "not available: fastdr.geodesic_distances is not importable")),
         anchors=(Impl("scipy", _paths_scipy,
                       "scipy shortest_path(G, method='D', directed=False)"),),
         agreement=agreement.dense_vs_anchor(1e-10),
