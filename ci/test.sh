@@ -3,29 +3,37 @@
 # kernel tests under NUMBA_BOUNDSCHECK=1, the kernel tests with every numba-internals fallback
 # forced, the coverage pass (kernels run as Python with NUMBA_DISABLE_JIT=1 so their lines
 # count), the kernel tests under the oldest numba declared (the main run has the newest), and
-# last the `slow` bench smoke runs, which need the bench extras. On 2 idle cores the whole run
-# took 33 minutes before the fallback and oldest-numba steps (README tests 7.5, boundscheck 6,
-# coverage 16, slow 4, plus installs).
+# last the `slow` bench smoke runs, which need the bench extras. Each step prints its wall
+# time; the whole run must stay well inside CI's 90 minutes on 2 cores (aim: 60 at most), so a
+# new step makes room elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$(mktemp -d)}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 PYTHON="${PYTHON:-python3}"
 echo "== $($PYTHON --version), numba cache: $NUMBA_CACHE_DIR"
+step() { echo "== step done: $1 at $((SECONDS / 60)) min $((SECONDS % 60)) s"; }
 # --- the README's test command (deselects `slow`) ---
 $PYTHON -m pip install -q -e ".[test]"
 $PYTHON -m pytest -q
+step "README tests"
 # --- lint ---
 $PYTHON -m ruff check fastdr tests bench ci
+step ruff
 # --- kernels with bounds checking (own fresh numba cache) ---
 PYTHON="$PYTHON" bash ci/boundscheck.sh
+step boundscheck
 # --- kernels with the numba-internals fallbacks forced (own fresh numba cache) ---
 PYTHON="$PYTHON" bash ci/fallbacks.sh
+step fallbacks
 # --- coverage ---
 PYTHON="$PYTHON" bash ci/coverage.sh
+step coverage
 # --- kernels under the oldest numba declared (own venv, from PyPI) ---
 PYTHON="$PYTHON" bash ci/oldest_numba.sh
+step "oldest numba"
 # --- the bench smoke runs (`slow`), with the bench extras ---
 echo "== slow tests: bench/ end to end"
 $PYTHON -m pip install -q -e ".[test,bench]"
 $PYTHON -m pytest -q -m slow
+step slow

@@ -409,6 +409,7 @@ def _kill_a_busy_worker(cluster, client, timeout=60):
     return None
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_worker_killed_mid_kneighbors_or_isomap_fit_gives_the_same_result():
     X, _ = _data(m=1200, d=20, seed=8)
     Xd = da.from_array(X, chunks=(60, 20))
@@ -448,6 +449,7 @@ def _threads_inside_a_task():
         return numba.get_num_threads()
 
 
+@pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 def test_tasks_use_their_workers_share_of_cores_and_run_concurrently():
     X, _ = _data(m=600, d=20, seed=9)
     Xd = da.from_array(X, chunks=(50, 20))

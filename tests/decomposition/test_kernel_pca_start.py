@@ -144,6 +144,7 @@ def test_randomized_fit_with_the_start_equals_lapack_and_sklearn(kernel, monkeyp
         np.testing.assert_allclose(Z * signs, reference, atol=1e-7 * np.abs(reference).max())
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_the_start_keeps_results_identical_for_a_seed_and_any_thread_count():
     X = _data(seed=3).astype(np.float32)
     fits = [KernelPCA(3, kernel="rbf", eigen_solver="randomized", random_state=7,

@@ -70,6 +70,7 @@ def test_geodesic_distances_equal_scipy(rng, m, density, blocks, method):
         assert np.isinf(D).any()
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_float32_output_and_n_jobs(rng):
     G = random_graph(rng, 300, 0.02, blocks=2)
     ref = shortest_path(G, directed=False)

@@ -43,6 +43,7 @@ def two_sheets():
     return np.vstack([sheet(10, 20, [0, 0, 0]), sheet(10, 20, [0, 0, 7], seed=1)])
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_matches_sklearn_on_knn_graph(roll1500):
     X, sk = roll1500
     iso = Isomap(n_neighbors=10, n_components=2).fit(X)
@@ -112,6 +113,7 @@ def test_transform_on_training_points_reproduces_embedding(n_landmarks):
                                    atol=1e-6 * np.abs(iso.embedding_).max())
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_landmark_isomap_close_to_full():
     X = roll(3000, seed=5)
     full = Isomap(n_neighbors=10).fit(X)
@@ -136,6 +138,7 @@ def test_landmark_isomap_close_to_full():
     np.testing.assert_array_equal(again.landmarks_, chosen["random"])
 
 
+@pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 def test_identical_results_for_any_n_jobs():
     X = roll(400, seed=6)
     for kwargs in ({}, {"radius": 5.0, "n_neighbors": None}, {"n_landmarks": 80, "random_state": 1},
@@ -214,6 +217,7 @@ def bridged_roll():
     return np.vstack([X, clump])
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_short_circuit_edges_are_flagged():
     X = bridged_roll()
     with pytest.warns(UserWarning, match=r"edge\(s\) longer than 3 times the median neighbour"

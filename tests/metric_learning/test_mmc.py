@@ -308,6 +308,7 @@ def test_class_pairs_are_uniform(rng):
     np.testing.assert_allclose(np.bincount(cannot[1], minlength=10).sum(), 20000)
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_supervised_beats_euclidean_knn_on_digits_with_noise_features():
     from sklearn.datasets import load_digits
 

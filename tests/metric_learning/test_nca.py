@@ -261,6 +261,7 @@ def test_knn_with_metric_learner_equals_knn_on_transformed_data(rng):
     np.testing.assert_array_equal(direct, via_params)
 
 
+@pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 def test_same_result_for_any_n_jobs(rng):
     X, y, _ = _problem(rng, m=300, d=6)
     fits = [NeighborhoodComponentsAnalysis(max_iter=6, n_jobs=n, init="pca").fit(X, y)
@@ -467,6 +468,7 @@ def test_blas_is_single_threaded_inside_and_restored_after():
         assert counts() == before
 
 
+@pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 def test_learners_run_concurrently_from_python_threads(rng):
     import threading
 

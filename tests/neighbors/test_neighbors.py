@@ -180,6 +180,7 @@ def test_mahalanobis_and_learner_metric_equal_transformed_euclidean(rng):
     np.testing.assert_array_equal(b.predict(X), c.predict(X @ L.T))
 
 
+@pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 def test_n_jobs_gives_identical_results(rng):
     X = rng.standard_normal((700, 40))
     r1 = NearestNeighbors(n_neighbors=8, n_jobs=1).fit(X).kneighbors()

@@ -121,6 +121,7 @@ def test_duplicate_points_in_the_recall_sample():
     assert _sample_recall(X, SQEUCLIDEAN, rows, heap_i, 3, 1) == 1.0
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 @pytest.mark.parametrize("make, widened", [(uniform_cube, True), (uniform_subspace, False)])
 def test_build_widens_heaps_when_the_estimated_recall_misses_the_goal(make, widened, capsys):
     # one tree of small leaves: at width 10 the 30-d cube stays near recall 0.83 (so the
@@ -133,6 +134,7 @@ def test_build_widens_heaps_when_the_estimated_recall_misses_the_goal(make, wide
     assert recall(ind, brute(X, X, 10, "euclidean", True)[1]) >= 0.95
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_a_second_widening_goes_to_the_widest_heaps(capsys, monkeypatch):
     # an estimate >= 0.85 widens to 2 max(k, 15); still short of the goal, the next step
     # must be 3 max(k, 15), not the same width again
@@ -351,6 +353,7 @@ def test_one_leaf_of_many_duplicates_gives_exact_distances():
     np.testing.assert_allclose(d, brute(X, X, 12, "euclidean", True)[0], atol=1e-12)
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_leaf_gram_matrices_are_announced_to_the_memory_budget(monkeypatch):
     from fastdr.exceptions import MemoryBudgetError
 

@@ -234,6 +234,7 @@ def test_dask_neighbours_stay_exact():
         fdd.NearestNeighbors(algorithm="nndescent").fit(X)
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_pickled_estimator_answers_the_same(fitted):
     X, _, approx = fitted
     Q = X[:50] + 0.05

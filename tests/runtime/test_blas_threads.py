@@ -71,6 +71,7 @@ def test_single_threaded_blas_limits_numpy_own_blas_too():
     assert _blas._OTHERS_DEPTH == 0 and _blas._ACTIVE == [0, 0]
 
 
+@pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 def test_caller_mode_never_sees_the_launch_limit():
     controls = _blas._controls()
     assert controls, "no OpenBLAS found: this test environment needs the numpy/scipy wheels"
@@ -132,6 +133,7 @@ def test_workqueue_keeps_the_launch_lock():
         numba.threading_layer() not in _parallel.THREAD_SAFE_LAYERS)
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_concurrent_unlocked_launches_on_a_thread_safe_layer():
     # on omp the lock is lifted: many threads launching at once must still give the serial
     # results, and launches must really overlap
@@ -201,6 +203,7 @@ def test_caller_mode_inside_a_launch_keeps_the_limit_and_waits_for_nothing():
     assert _blas._ACTIVE == [0, 0]
 
 
+@pytest.mark.jit_only  # interpreted (coverage pass) it takes most of a minute or more
 def test_isomap_and_lle_bit_identical_while_another_thread_launches():
     # their eigensolver runs in the caller mode: another thread's launches (which limit
     # OpenBLAS to one thread) cannot change its thread count mid-solve, nor the result

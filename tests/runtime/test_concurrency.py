@@ -111,6 +111,7 @@ def test_results_identical_for_any_thread_count(name):
     np.testing.assert_array_equal(outs[0], outs[2])
 
 
+@pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 @pytest.mark.parametrize("name", ["NearestNeighbors", "Isomap", "LocallyLinearEmbedding"])
 def test_screened_self_query_identical_for_any_thread_count(name, monkeypatch):
     """float64 data with d >= GEMM_MIN_DIM take the certified float32 screen
