@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI: install the test extras and run the suite exactly as the README says; then ruff, the
-# kernel tests under NUMBA_BOUNDSCHECK=1, the kernel tests with every numba-internals fallback
-# forced, the coverage pass (kernels run as Python with NUMBA_DISABLE_JIT=1 so their lines
+# kernel tests under NUMBA_BOUNDSCHECK=1 with every numba-internals fallback forced, the
+# coverage pass (kernels run as Python with NUMBA_DISABLE_JIT=1 so their lines
 # count), the kernel tests under the oldest numba declared (the main run has the newest), and
 # last the `slow` bench smoke runs, which need the bench extras. Each step prints its wall
 # time; the whole run must stay well inside CI's 90 minutes on 2 cores (aim: 60 at most), so a
@@ -20,12 +20,9 @@ step "README tests"
 # --- lint ---
 $PYTHON -m ruff check fastdr tests bench ci
 step ruff
-# --- kernels with bounds checking (own fresh numba cache) ---
-PYTHON="$PYTHON" bash ci/boundscheck.sh
-step boundscheck
-# --- kernels with the numba-internals fallbacks forced (own fresh numba cache) ---
-PYTHON="$PYTHON" bash ci/fallbacks.sh
-step fallbacks
+# --- kernels with bounds checking and the numba-internals fallbacks (own fresh numba cache) ---
+PYTHON="$PYTHON" bash ci/checked_kernels.sh
+step "checked kernels"
 # --- coverage ---
 PYTHON="$PYTHON" bash ci/coverage.sh
 step coverage

@@ -1,7 +1,7 @@
 """The numba internals of ``fastdr._kernels._numba_ext``: every native primitive and every
 fallback gives the values of a plain reference, the public names pick a version, and
 ``FASTDR_NUMBA_FALLBACKS=1`` forces the fallbacks. The kernels that use them keep their exact
-results either way (``ci/fallbacks.sh`` runs the kernel tests with the fallbacks forced)."""
+results either way (``ci/checked_kernels.sh`` runs the kernel tests with the fallbacks forced)."""
 
 import os
 import subprocess

@@ -170,6 +170,22 @@ def test_ball_tree_is_an_alias_of_kd_tree(roll):
     assert lle.nbrs_.algorithm == "kd_tree"
 
 
+def test_self_query_beyond_the_stored_graph_builds_a_wider_one():
+    # k above the fitted graph's width: a wider graph with the same parameters, the fitted
+    # index left as it was
+    X, _ = clustered(300, seed=2)
+    nn = NearestNeighbors(n_neighbors=4, algorithm="nndescent").fit(X)
+    before = nn.kneighbors()
+    dist, ind = nn.kneighbors(n_neighbors=25)
+    assert ind.shape == (300, 25) and not np.any(ind == np.arange(300)[:, None])
+    exact_d, exact_i = NearestNeighbors(n_neighbors=25, algorithm="brute").fit(X).kneighbors()
+    assert recall(ind, exact_i) >= 0.95
+    assert np.all(np.diff(dist, axis=1) >= 0)
+    after = nn.kneighbors()
+    np.testing.assert_array_equal(after[1], before[1])
+    np.testing.assert_array_equal(after[0], before[0])
+
+
 def test_kneighbors_graph_with_and_without_self():
     X, _ = clustered(500, seed=4)
     ref = NearestNeighbors(n_neighbors=6, algorithm="nndescent").fit(X).kneighbors()[1]
