@@ -22,12 +22,10 @@ import numba
 
 assert numba.__version__ == "$OLDEST_NUMBA", numba.__version__
 PY
-# the kernels that lean on numba most (intrinsics, private options, twins, fast-math, the
-# row-indexed heap's overload, the k-NN screen's ctz, NN-descent's prefetch, pairwise's
-# streaming stores), then fastdr.warmup() (tests/runtime/test_warmup.py), which compiles the
-# common kernels of every family (k-NN, NN-descent, pairwise, Dijkstra, LLE, kernel matrices,
-# NCA) in both dtypes; the main run covers the rest on the newest numba
+# the kernels that lean on numba most (intrinsics, private options, twins, fast-math), and one
+# estimator end to end per kernel family
 "$VENV/bin/python" -m pytest -q -p no:randomly -m "not slow" tests/kernels/test_numba_ext.py \
-    tests/kernels/test_fastmath.py tests/kernels/test_twins.py tests/kernels/test_kernels_heap.py \
-    tests/kernels/test_knn.py tests/kernels/test_nndescent_kernels.py \
-    tests/neighbors/test_pairwise.py tests/runtime/test_warmup.py
+    tests/kernels/test_fastmath.py tests/kernels/test_twins.py tests/kernels/test_knn.py \
+    tests/kernels/test_nndescent_kernels.py tests/kernels/test_distances.py \
+    tests/kernels/test_spectral.py tests/kernels/test_graph.py tests/neighbors/test_pairwise.py \
+    tests/manifold/test_lle.py

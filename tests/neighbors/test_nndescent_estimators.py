@@ -170,9 +170,9 @@ def test_ball_tree_is_an_alias_of_kd_tree(roll):
     assert lle.nbrs_.algorithm == "kd_tree"
 
 
-def test_self_query_beyond_the_stored_graph_builds_a_wider_one():
+def test_self_query_beyond_the_stored_graph_and_new_points():
     # k above the fitted graph's width: a wider graph with the same parameters, the fitted
-    # index left as it was
+    # index left as it was; new points are searched in the fitted graph
     X, _ = clustered(300, seed=2)
     nn = NearestNeighbors(n_neighbors=4, algorithm="nndescent").fit(X)
     before = nn.kneighbors()
@@ -184,6 +184,11 @@ def test_self_query_beyond_the_stored_graph_builds_a_wider_one():
     after = nn.kneighbors()
     np.testing.assert_array_equal(after[1], before[1])
     np.testing.assert_array_equal(after[0], before[0])
+    # new points: a search of the fitted graph
+    Q = X[:40] + 1e-3
+    found = nn.kneighbors(Q, n_neighbors=4)[1]
+    exact = NearestNeighbors(n_neighbors=4, algorithm="brute").fit(X).kneighbors(Q)[1]
+    assert recall(found, exact) >= 0.95
 
 
 def test_kneighbors_graph_with_and_without_self():
