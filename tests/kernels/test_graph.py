@@ -133,24 +133,12 @@ def test_rows_and_columns_from_sources(rng):
     np.testing.assert_allclose(columns, ref.T, rtol=1e-12)
 
 
-def naive_maxmin(G, first, n):
-    chosen = [first]
-    nearest = shortest_path(G, directed=False, indices=first)
-    nearest[first] = -1.0
-    for _ in range(n - 1):
-        nxt = int(np.argmax(nearest))
-        chosen.append(nxt)
-        nearest = np.minimum(nearest, shortest_path(G, directed=False, indices=nxt))
-        nearest[chosen] = -1.0
-    return np.array(chosen)
-
-
 def test_maxmin_landmarks_match_naive_greedy(rng):
     G = random_graph(rng, 180, 0.03)
     assert connected_components(G, directed=False)[0] == 1
     sym = undirected(G.indptr, G.indices, G.data, take_max=False)
     columns, sources = maxmin_columns(sym, 11, 5, dtype=np.float64)
-    want = naive_maxmin(G, 5, 11)
+    want = reference.maxmin_landmarks(G, 5, 11)
     np.testing.assert_array_equal(sources, want)
     assert len(set(sources.tolist())) == 11
     np.testing.assert_allclose(columns, shortest_path(G, directed=False, indices=want).T,

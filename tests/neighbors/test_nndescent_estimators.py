@@ -178,7 +178,7 @@ def test_self_query_beyond_the_stored_graph_and_new_points():
     before = nn.kneighbors()
     dist, ind = nn.kneighbors(n_neighbors=25)
     assert ind.shape == (300, 25) and not np.any(ind == np.arange(300)[:, None])
-    exact_d, exact_i = NearestNeighbors(n_neighbors=25, algorithm="brute").fit(X).kneighbors()
+    _, exact_i = NearestNeighbors(n_neighbors=25, algorithm="brute").fit(X).kneighbors()
     assert recall(ind, exact_i) >= 0.95
     assert np.all(np.diff(dist, axis=1) >= 0)
     after = nn.kneighbors()

@@ -15,6 +15,7 @@ from .distances import (  # noqa: F401
 from .graphs import (  # noqa: F401
     dijkstra_dense,
     floyd_dense,
+    maxmin_landmarks,
     sparse_to_dense_weights,
 )
 from .learners import (  # noqa: F401

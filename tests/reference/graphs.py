@@ -1,4 +1,4 @@
-"""Naive references: shortest paths."""
+"""Naive references: shortest paths and landmark choice."""
 
 import numpy as np
 
@@ -45,3 +45,19 @@ def sparse_to_dense_weights(G):
         W[i, j] = min(W[i, j], w)
     return W
 
+
+def maxmin_landmarks(G, first, n):
+    """Greedy farthest-point landmarks: ``first``, then each time the point whose geodesic
+    distance over ``G`` (read as undirected) to the landmarks so far is largest; one SciPy
+    single-source shortest path per landmark."""
+    from scipy.sparse.csgraph import shortest_path
+
+    chosen = [first]
+    nearest = shortest_path(G, directed=False, indices=first)
+    nearest[first] = -1.0
+    for _ in range(n - 1):
+        nxt = int(np.argmax(nearest))
+        chosen.append(nxt)
+        nearest = np.minimum(nearest, shortest_path(G, directed=False, indices=nxt))
+        nearest[chosen] = -1.0
+    return np.array(chosen)

@@ -71,7 +71,6 @@ def test_single_threaded_blas_limits_numpy_own_blas_too():
     assert _blas._OTHERS_DEPTH == 0 and _blas._ACTIVE == [0, 0]
 
 
-@pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 def test_caller_mode_never_sees_the_launch_limit():
     controls = _blas._controls()
     assert controls, "no OpenBLAS found: this test environment needs the numpy/scipy wheels"
