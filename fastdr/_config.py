@@ -17,6 +17,8 @@ import os
 
 import numpy as np
 
+from ._runtime.memory import available_memory as _available_memory
+
 #: The one fast-math flag set used by kernels that may use it. It leaves out ``nnan`` and
 #: ``ninf`` on purpose: kernels that meet inf (heaps seeded with inf, Dijkstra) keep IEEE
 #: semantics, and kernels that use this set must still be correct for finite input.
@@ -281,7 +283,8 @@ def memory_budget():
 
     The budget is, in order of precedence: the ``FASTDR_MEMORY_BUDGET`` environment variable
     (bytes, or with a ``K``/``M``/``G`` suffix), else 80% of the memory the operating system
-    reports as available.
+    reports as available, or of the headroom under a cgroup memory limit when that is
+    lower (:mod:`fastdr._runtime.memory`).
 
     Returns
     -------
@@ -318,19 +321,3 @@ def _parse_bytes(text):
             "2000000000 or 2G. Fix or unset the environment variable."
         )
     return max(1, int(value))
-
-
-def _available_memory():
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        pages = os.sysconf("SC_AVPHYS_PAGES")
-        size = os.sysconf("SC_PAGE_SIZE")
-        return int(pages * size)
-    except (ValueError, OSError, AttributeError):
-        return 8 * 2**30
