@@ -59,7 +59,10 @@ def _speed_row(workload, m, d, settings):
         row["agreement"]["truth"] = run_check(
             lambda result: workload.truth_agreement(result, data), reference).as_dict()
     if fast and workload.distance_shape is not None:
-        row["roofline"] = _roofline(workload.distance_shape(data), workload.dtype, fast)
+        dtype = (workload.distance_dtype(data) if workload.distance_dtype is not None
+                 else workload.dtype)
+        row["roofline"] = _roofline(workload.distance_shape(data), dtype, fast,
+                                    triangle=workload.distance_triangle)
     row["status"] = "error" if "error" in row["impls"]["fastdr"] else "ok"
     target = workload.target_for(row["m"], row["d"])
     if target is not None:
@@ -71,16 +74,21 @@ def _speed_row(workload, m, d, settings):
     return row
 
 
-def _roofline(shape, dtype, fast_s):
-    """fastdr's distance step (whole call) in GFLOP/s against np.dot of the same shape."""
+def _roofline(shape, dtype, fast_s, *, triangle=False):
+    """fastdr's distance step (whole call) in GFLOP/s against np.dot of the same shape, in
+    the precision the step runs in; for a one-triangle self-product, half the flops against
+    half the GEMM's time (the product of one triangle at the GEMM's rate)."""
     queries, keys, d = shape
-    flops = 2.0 * queries * keys * d
+    share = 0.5 if triangle else 1.0
+    flops = share * 2.0 * queries * keys * d
     try:
         gemm_s, blocked = gemm_seconds(queries, keys, d, dtype)
     except Exception as exc:  # noqa: BLE001 - e.g. out of memory: reported, not fatal
-        return {"shape": list(shape), "error": error_text(exc)}
-    return {"shape": list(shape), "flops": flops, "fastdr_gflops": flops / fast_s / 1e9,
-            "gemm_s": gemm_s, "gemm_gflops": flops / gemm_s / 1e9, "gemm_blocked": blocked,
+        return {"shape": list(shape), "dtype": str(dtype), "error": error_text(exc)}
+    gemm_s *= share
+    return {"shape": list(shape), "dtype": str(dtype), "triangle": triangle, "flops": flops,
+            "fastdr_gflops": flops / fast_s / 1e9, "gemm_s": gemm_s,
+            "gemm_gflops": flops / gemm_s / 1e9, "gemm_blocked": blocked,
             "fraction": gemm_s / fast_s}
 
 

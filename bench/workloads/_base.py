@@ -192,7 +192,10 @@ class Workload:
     fast, data)`` return an Agreement; ``grids`` maps profile names to :class:`Grid`; a speed
     row is judged by the target at its size; ``memory_target`` is ``(m, max_ratio, text)`` on
     the peak RSS ratio; ``mxm`` methods (m x m arrays) get a memory row; ``distance_shape(data)
-    -> (queries, keys, d)`` sets a distance-bound method against a GEMM of that shape.
+    -> (queries, keys, d)`` sets a distance-bound method against a GEMM of that shape, in the
+    precision ``distance_dtype(data)`` (default: the input's) in which fastdr's distance step
+    runs; ``distance_triangle``: fastdr computes one triangle of a self-product, so the work
+    and the GEMM time it is judged against are both halved.
     """
 
     name: str
@@ -210,6 +213,8 @@ class Workload:
     truth_agreement: Callable = None
     mxm: bool = False
     distance_shape: Callable = None
+    distance_dtype: Callable = None
+    distance_triangle: bool = False
     notes: tuple = field(default_factory=tuple)
 
     def data(self, m, d, *, profile, headline=False):
