@@ -25,6 +25,7 @@ import numpy as np
 from .._kernels.codes import CHEBYSHEV, COSINE, MANHATTAN, MINKOWSKI
 from .._validation.arrays import check_array
 from .._validation.matrices import check_symmetric
+from ..exceptions import NotFittedError
 
 METRICS = ("euclidean", "sqeuclidean", "mahalanobis")
 MANHATTAN_NAMES = ("manhattan", "cityblock", "l1")
@@ -84,8 +85,12 @@ def resolve_metric(metric, metric_params, n_features):
     """
     if hasattr(metric, "components_") or hasattr(metric, "get_mahalanobis_matrix"):
         if not hasattr(metric, "components_"):
-            raise ValueError(
-                f"metric={metric!r} is not fitted; fit the metric learner before using it."
+            raise NotFittedError(
+                f"metric={metric!r} is a metric learner that is not fitted. Fit it before "
+                "passing it. Cross-validation and sklearn.base.clone copy it unfitted: to "
+                "keep a fitted learner, pass sklearn.frozen.FrozenEstimator(learner); to "
+                "learn the metric on each training fold, use a pipeline instead, "
+                "make_pipeline(learner, KNeighborsClassifier())."
             )
         L = np.asarray(metric.components_, dtype=np.float64)
         if L.ndim != 2 or L.shape[1] != n_features:

@@ -180,6 +180,32 @@ def test_mahalanobis_and_learner_metric_equal_transformed_euclidean(rng):
     np.testing.assert_array_equal(b.predict(X), c.predict(X @ L.T))
 
 
+def test_learned_metric_under_clone_names_frozen_estimator_and_the_pipeline(rng):
+    """clone (and so cross-validation) copies the metric learner unfitted: the error says
+    how to keep it fitted or learn it per fold, and both remedies work."""
+    from sklearn.base import clone
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+
+    X = rng.standard_normal((90, 4))
+    y = rng.integers(0, 3, 90)
+    nca = fastdr.NeighborhoodComponentsAnalysis(n_components=2, random_state=0,
+                                                max_iter=5).fit(X, y)
+    knn = KNeighborsClassifier(n_neighbors=3, metric=nca)
+    with pytest.raises(fastdr.NotFittedError,
+                       match=r"(?s)not fitted.*FrozenEstimator\(learner\).*make_pipeline"):
+        clone(knn).fit(X, y)
+    frozen = KNeighborsClassifier(n_neighbors=3, metric=FrozenEstimator(nca))
+    np.testing.assert_array_equal(clone(frozen).fit(X, y).predict(X),
+                                  knn.fit(X, y).predict(X))
+    assert cross_val_score(frozen, X, y, cv=3).shape == (3,)
+    pipe = make_pipeline(fastdr.NeighborhoodComponentsAnalysis(n_components=2, random_state=0,
+                                                               max_iter=5),
+                         KNeighborsClassifier(n_neighbors=3))
+    assert cross_val_score(pipe, X, y, cv=3).shape == (3,)
+
+
 @pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 def test_n_jobs_gives_identical_results(rng):
     X = rng.standard_normal((700, 40))
