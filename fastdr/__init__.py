@@ -50,6 +50,7 @@ _EXPORTS = {
     "MMC": "fastdr.metric_learning",
     "MMC_Supervised": "fastdr.metric_learning",
     "warmup": "fastdr._runtime.warmup",
+    "show_versions": "fastdr._runtime.versions",
 }
 
 __all__ = [
@@ -79,6 +80,7 @@ __all__ = [
     "nndescent_query",
     "pairwise_distances",
     "radius_neighbors_graph",
+    "show_versions",
     "warmup",
 ]
 

@@ -370,3 +370,22 @@ _PROBES = {
     "stream": _probe_stream,
     "ctz": _probe_ctz,
 }
+
+
+def host_cpu():
+    """The CPU name and feature string LLVM compiles fastdr's kernels for (what a bug report
+    about speed or a wrong answer needs): numba's ``NUMBA_CPU_NAME`` and
+    ``NUMBA_CPU_FEATURES`` when set, else the host's.
+
+    Returns
+    -------
+    name : str
+    features : str
+        LLVM's ``+feature`` list, comma-separated.
+    """
+    import numba
+    from llvmlite import binding
+
+    name = numba.config.CPU_NAME or binding.get_host_cpu_name()
+    features = numba.config.CPU_FEATURES or binding.get_host_cpu_features().flatten()
+    return name, features
