@@ -2,8 +2,8 @@
 # CI: install the test extras and run the suite exactly as the README says; then ruff, the
 # kernel tests under NUMBA_BOUNDSCHECK=1 with every numba-internals fallback forced, the
 # coverage pass (kernels run as Python with NUMBA_DISABLE_JIT=1 so their lines
-# count), the kernel tests under the oldest numba declared (the main run has the newest), and
-# last the `slow` bench smoke runs, which need the bench extras. Each step prints its wall
+# count), the built wheel installed in a fresh venv with the oldest versions declared (the
+# main run has the newest) running the whole suite, and last the `slow` bench smoke runs, which need the bench extras. Each step prints its wall
 # time; the whole run must stay well inside CI's 90 minutes on 2 cores (aim: 60 at most), so a
 # new step makes room elsewhere.
 set -euo pipefail
@@ -26,9 +26,9 @@ step "checked kernels"
 # --- coverage ---
 PYTHON="$PYTHON" bash ci/coverage.sh
 step coverage
-# --- kernels under the oldest numba declared (own venv, from PyPI) ---
-PYTHON="$PYTHON" bash ci/oldest_numba.sh
-step "oldest numba"
+# --- the wheel, installed with the oldest declared versions (own venv, from PyPI) ---
+PYTHON="$PYTHON" bash ci/oldest_versions.sh
+step "wheel, oldest versions"
 # --- the bench smoke runs (`slow`), with the bench extras ---
 echo "== slow tests: bench/ end to end"
 $PYTHON -m pip install -q -e ".[test,bench]"
