@@ -3,6 +3,7 @@
 import argparse
 import importlib.util
 import os
+import shlex
 import sys
 
 from bench import external
@@ -14,7 +15,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m bench.report",
         description="Run fastdr's benchmarks against scikit-learn, SciPy, faiss and "
-                    "metric-learn and write DIR/report.md, PNG figures and results.json.")
+                    "metric-learn and write DIR/report.md, DIR/report.html (self-contained), "
+                    "PNG figures and results.json.")
     parser.add_argument("--profile", choices=PROFILE_NAMES, default=None,
                         help=f"sizes and repeats (default: ${PROFILE_ENV} or quick)")
     parser.add_argument("--out", default="report", help="output directory (default: report)")
@@ -46,8 +48,11 @@ def main(argv=None):
             os.environ[external.PYTHON_ENV] = python
     from .build import build_report
 
-    results = build_report(args.profile, args.out, only=only, progress=not args.no_progress)
-    print(f"wrote {args.out}/report.md ({results['profile']} profile, "
+    command = shlex.join(["python", "-m", "bench.report",
+                          *(sys.argv[1:] if argv is None else argv)])
+    results = build_report(args.profile, args.out, only=only, progress=not args.no_progress,
+                           command=command)
+    print(f"wrote {args.out}/report.md and report.html ({results['profile']} profile, "
           f"{results['wall_time_s']:.0f} s)")
     return 0
 

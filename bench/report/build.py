@@ -4,6 +4,8 @@ markdown; every timing goes through :func:`bench.engine.measure`."""
 import json
 import os
 import platform
+import shlex
+import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,11 +16,13 @@ from bench.profiles import resolve_profile
 from bench.workloads import WORKLOADS
 
 from . import embeddings, experiments, fresh, plots
-from .machine import external_metric_learn_version, machine_info
+from .html import write_html
+from .machine import external_metric_learn_version, machine_info, provenance
 from .markdown import write_markdown
 
 RESULT_KEYS = ("profile", "created", "wall_time_s", "machine", "speed", "scaling", "memory",
-               "compile", "embeddings", "experiments", "notes", "figures", "step_seconds")
+               "compile", "embeddings", "experiments", "notes", "figures", "step_seconds",
+               "provenance")
 
 
 def _speed_row(workload, m, d, settings):
@@ -206,8 +210,9 @@ def _plan(settings, only):
     return steps
 
 
-def build_report(profile=None, out="report", *, only=None, progress=True):
-    """Run one profile and write ``report.md``, PNG figures and ``results.json`` to ``out``.
+def build_report(profile=None, out="report", *, only=None, progress=True, command=None):
+    """Run one profile and write ``report.md``, ``report.html`` (self-contained), PNG figures
+    and ``results.json`` to ``out``.
 
     Parameters
     ----------
@@ -219,6 +224,8 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
         Workload names to measure (default: all).
     progress : bool
         Show a tqdm progress bar over the steps.
+    command : str or None
+        The command line recorded in the report (default: this process's arguments).
 
     Returns
     -------
@@ -236,7 +243,8 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
     results = {key: {} if key in ("machine", "experiments", "step_seconds") else []
                for key in RESULT_KEYS}
     results.update(profile=settings.name, host=platform.node(),
-                   created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+                   created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                   provenance=provenance(command or shlex.join([sys.executable, *sys.argv])))
     steps = _plan(settings, set(only) if only else None)
     steps.append(("figures", lambda r: r["figures"].extend(plots.draw_all(r, out))))
     bar = tqdm(total=len(steps), disable=not progress, unit="step", dynamic_ncols=True)
@@ -264,4 +272,5 @@ def build_report(profile=None, out="report", *, only=None, progress=True):
     (out / "results.json").write_text(json.dumps(  # numpy scalars and arrays: tolist()
         results, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)))
     write_markdown(results, out / "report.md")
+    write_html(out / "report.md")
     return results

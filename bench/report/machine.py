@@ -33,7 +33,10 @@ def _blas():
     from threadpoolctl import threadpool_info  # a scikit-learn dependency
 
     parts = [f"{p.get('internal_api', p.get('user_api', '?'))} {p.get('version') or ''} "
-             f"({p.get('num_threads')} threads)".replace("  ", " ") for p in threadpool_info()]
+             f"({p.get('num_threads')} threads"
+             + (f", {p['architecture']} kernels" if p.get("architecture") else "") + ")"
+             for p in threadpool_info()]
+    parts = [part.replace("  ", " ") for part in parts]
     return "; ".join(dict.fromkeys(parts)) or "none found"
 
 
@@ -76,6 +79,7 @@ def machine_info():
         "numba_threads": numba.get_num_threads(), "numba_threading_layer": layer,
         "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR", "(default: __pycache__)"),
         "openblas_thread_timeout": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "(unset)"),
+        "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "(unset: detected)"),
         "blas": _blas(),
         "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg")
         else None,
@@ -96,3 +100,25 @@ def external_metric_learn_version():
     v = running.versions
     return (f"{v['metric_learn']} (separate environment: scikit-learn {v['sklearn']}, "
             f"Python {v['python']})")
+
+
+def provenance(command):
+    """Where the numbers come from: the git commit, whether the tree had uncommitted changes,
+    and the command line (so a reader can rerun it)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+
+    def git(*args):
+        try:
+            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True,
+                                  text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"git_commit": git("rev-parse", "HEAD") or "unknown (not a git checkout)",
+            "git_dirty": None if status is None else bool(status),
+            "command": command}

@@ -61,6 +61,15 @@ def _s(seconds):
     return f"{seconds:.0f}" if seconds >= 100 else f"{seconds:.3g}"
 
 
+def _spread(entry):
+    """Median, then min-max over the timed calls: ``0.0189 (0.0185-0.0201)``."""
+    median = entry.get("median_s")
+    times = [t for t in entry.get("times_s") or () if t == t]
+    if median is None or len(times) < 2:
+        return _s(median)
+    return f"{_s(median)} ({_s(min(times))}-{_s(max(times))})"
+
+
 def _mib(n_bytes):
     return "-" if n_bytes is None else f"{n_bytes / 2**20:,.0f}"
 
@@ -103,7 +112,14 @@ def _machine(results):
             ("numba threads / threading layer",
              f"{m.get('numba_threads')} / {m.get('numba_threading_layer')}"),
             ("BLAS / OpenMP", m.get("blas")), ("numba cache", m.get("numba_cache_dir")),
-            ("OPENBLAS_THREAD_TIMEOUT", m.get("openblas_thread_timeout"))]
+            ("OPENBLAS_THREAD_TIMEOUT", m.get("openblas_thread_timeout")),
+            ("OPENBLAS_CORETYPE", m.get("openblas_coretype"))]
+    source = results.get("provenance") or {}
+    if source:
+        dirty = {True: " (with uncommitted changes)", False: " (clean tree)"}.get(
+            source.get("git_dirty"), "")
+        rows += [("git commit", f"{source.get('git_commit')}{dirty}"),
+                 ("command", f"`{source.get('command')}`")]
     rows += [(module.replace("_", "-"), m.get(module if module == "python" else
                                               f"{module}_version"))
              for module in ("python", "fastdr", "numba", "numpy", "scipy", "sklearn", "faiss",
@@ -141,15 +157,16 @@ def _speed(results, profile):
                                f"{label or 'ground truth'}: {agreement['detail']}")
             judged = target and label in (None, main_anchor)
             rows.append((name, f"{row['m']:,}", row["d"], row["dtype"],
-                         "error" if "error" in fast else _s(fast.get("median_s")),
-                         label or "(none)", _s(entry["median_s"]) if entry else "-",
+                         "error" if "error" in fast else _spread(fast),
+                         label or "(none)", _spread(entry) if entry else "-",
                          f"{row['ratios'][label]:.3g}x" if row["ratios"].get(label) else "-",
                          _roofline_text(row.get("roofline")) if i == 0 else "-",
                          _agreement_text(agreement),
                          f"{target['text']} at {target['where']}" if judged else "-",
                          target["status"] if judged else "-"))
         notes += [f"- {name}: {note}" for note in row.get("notes", [])]
-    header = ("method", "m", "d", "dtype", "fastdr (s)", "anchor", "anchor (s)", "speed-up",
+    header = ("method", "m", "d", "dtype", "fastdr (s), median (min-max)", "anchor",
+              "anchor (s), median (min-max)", "speed-up",
               "GEMM roofline", "agreement", "target at full size", "status")
     lines += _table(header, rows) + [""]
     if any(row.get("roofline") for row in results["speed"]):

@@ -59,9 +59,14 @@ def test_report_builder_writes_report_figures_and_json(tmp_path):
     assert (out / "scaling_neighbors.png").exists()
     assert (out / "experiment_nn_vs_bayes.png").exists()
     assert (out / "experiment_distance_concentration.png").exists()
+    page = (out / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == report.count(".png)")
+    assert not re.search(r'<img[^>]*src="(?!data:)', page)  # every figure inlined
+    assert {row["dtype"] for row in results_roofline(out)} == {"float32", "float64"}
 
     results = json.loads((out / "results.json").read_text())
     assert set(RESULT_KEYS) <= set(results)
+    assert results["provenance"]["command"].startswith("python -m bench.report --profile smoke")
     assert results["profile"] == "smoke"
     assert results["machine"]["numba_threading_layer"]
     assert results["notes"] == []
@@ -220,3 +225,10 @@ def test_report_times_fastdr_on_the_threading_layer_users_get():
     assert alone.returncode == 0 and report.returncode == 0, alone.stderr + report.stderr
     layer = alone.stdout.split()[-1]
     assert report.stdout.split()[-2:] == [layer, layer]
+
+
+def results_roofline(out):
+    """The roofline entries of a report's speed rows."""
+    results = json.loads((out / "results.json").read_text())
+    return [row["roofline"] for row in results["speed"]
+            if row.get("roofline") and "fraction" in row["roofline"]]
