@@ -21,6 +21,7 @@ details { margin: .5em 0 1em; } summary { cursor: pointer; font-weight: 600; }
 """
 
 _IMG = re.compile(r'(<img\b[^>]*\bsrc=")([^":]+\.png)(")')
+_FIGURE_LINK = re.compile(r'<a href="([^":#]+\.png)">')
 
 
 def _inline_images(body, folder):
@@ -31,9 +32,14 @@ def _inline_images(body, folder):
         if not path.is_file():
             return f'{match.group(1)}{match.group(2)}" data-missing="true{match.group(3)}'
         data = base64.b64encode(path.read_bytes()).decode("ascii")
-        return f"{match.group(1)}data:image/png;base64,{data}{match.group(3)}"
+        opening = match.group(1).replace("<img", f'<img id="{match.group(2)}"', 1)
+        return f"{opening}data:image/png;base64,{data}{match.group(3)}"
 
-    return _IMG.sub(embed, body)
+    body = _IMG.sub(embed, body)
+    # a link to a figure shown in the page jumps to it (the PNG may not travel with the page)
+    shown = set(re.findall(r'<img id="([^"]+)"', body))
+    return _FIGURE_LINK.sub(
+        lambda m: f'<a href="#{m.group(1)}">' if m.group(1) in shown else m.group(0), body)
 
 
 def write_html(markdown_path, html_path=None):

@@ -111,7 +111,7 @@ def _machine(results):
             ("OS", m.get("os")),
             ("numba threads / threading layer",
              f"{m.get('numba_threads')} / {m.get('numba_threading_layer')}"),
-            ("BLAS / OpenMP", m.get("blas")), ("numba cache", m.get("numba_cache_dir")),
+            ("BLAS / OpenMP", m.get("blas")), ("numba cache", f"`{m.get('numba_cache_dir')}`"),
             ("OPENBLAS_THREAD_TIMEOUT", m.get("openblas_thread_timeout")),
             ("OPENBLAS_CORETYPE", m.get("openblas_coretype"))]
     source = results.get("provenance") or {}

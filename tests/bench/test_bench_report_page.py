@@ -15,7 +15,7 @@ def test_html_inlines_every_figure_and_renders_tables_and_details(tmp_path):
     (tmp_path / "fig.png").write_bytes(PNG)
     (tmp_path / "report.md").write_text(
         "# fastdr performance report (smoke profile)\n\n![speed-ups](fig.png)\n\n"
-        "| method | speed-up |\n|---|---|\n| `pca` | 2.0x |\n\n"
+        "| method | speed-up | figure |\n|---|---|---|\n| `pca` | 2.0x | [fig.png](fig.png) |\n\n"
         "<details><summary>How each agreement was judged</summary>\n\n- **ok** here\n\n"
         "</details>\n\n![gone](missing.png)\n")
     page = write_html(tmp_path / "report.md").read_text()
@@ -25,6 +25,7 @@ def test_html_inlines_every_figure_and_renders_tables_and_details(tmp_path):
     assert sources[0] == "data:image/png;base64," + base64.b64encode(PNG).decode()
     assert sources[1] == "missing.png" and 'data-missing="true"' in page
     assert "<table>" in page and "<code>pca</code>" in page
+    assert '<a href="#fig.png">' in page and '<img id="fig.png"' in page  # jumps in the page
     assert "<strong>ok</strong>" in page  # Markdown inside <details> is rendered
 
 
