@@ -12,6 +12,8 @@ has a native version and a plain fallback that computes the same values:
   that orders such stores; fallback plain stores and no fence (plain stores need none).
   :func:`stream_copy` and :func:`misalignment` build row copies on them.
 * :func:`trailing_zeros`: LLVM's ``cttz``; fallback a branch-free bit count.
+* :func:`on_kernel_compile`: a listener on numba's compile events (``numba.core.event``),
+  which fire on a cache miss only; no fallback needed (without it nothing is announced).
 
 Choice. A native version is probed once per process, the first time something needs it: the
 option is parsed as numba would parse it, an intrinsic is compiled into a tiny function and
@@ -389,3 +391,38 @@ def host_cpu():
     name = numba.config.CPU_NAME or binding.get_host_cpu_name()
     features = numba.config.CPU_FEATURES or binding.get_host_cpu_features().flatten()
     return name, features
+
+
+def on_kernel_compile(callback):
+    """Call ``callback(name)`` whenever numba starts compiling a function of fastdr (a cache
+    miss: a kernel loaded from numba's disk cache triggers nothing).
+
+    Parameters
+    ----------
+    callback : callable
+        Called with the function's ``module.qualname``, in the compiling thread, before the
+        compilation.
+
+    Returns
+    -------
+    object or None
+        The registered listener, or None when this numba has no event API.
+    """
+    try:
+        from numba.core import event
+    except ImportError:
+        return None
+
+    class _Listener(event.Listener):
+        def on_start(self, ev):
+            func = getattr((ev.data or {}).get("dispatcher"), "py_func", None)
+            module = getattr(func, "__module__", "") or ""
+            if module.startswith("fastdr."):
+                callback(f"{module}.{func.__qualname__}")
+
+        def on_end(self, ev):
+            pass
+
+    listener = _Listener()
+    event.register("numba:compile", listener)
+    return listener

@@ -19,6 +19,8 @@ import time
 
 import numba
 
+from .compile_notice import set_thread_verbose
+
 
 class IterationLog:
     """Print ``[Name] iteration objective time`` lines and an optional progress bar.
@@ -140,6 +142,7 @@ class StageLog:
     def __init__(self, name, verbose, out=None, err=None):
         self.name = name
         self.verbose = verbose
+        set_thread_verbose(verbose)  # the compile notice prints when this fit is verbose
         self.out = out
         self.err = err
         self._start = time.perf_counter()
