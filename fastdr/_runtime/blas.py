@@ -11,9 +11,9 @@ that library is limited around launches: where numpy ships its own OpenBLAS (num
 ``numpy.libs``), numpy's is left alone, so ``np.dot``, ``@`` and ``np.linalg`` in other
 threads never see the limit. (:func:`single_threaded_blas`, for NCA's and MMC's optimiser
 loops, limits numpy's copy too.) Where one OpenBLAS serves both (a system build), that one is
-limited. No OpenBLAS (MKL, Accelerate): nothing is done. The libraries are found by name
-among the shared objects the process has loaded (``/proc/self/maps``) and next to the numpy
-and scipy packages.
+limited. MKL, BLIS and FlexiBLAS are limited the same way, through their own thread-count
+calls; a BLAS without one (Accelerate) is left alone. The libraries are listed once, at the
+first launch, by threadpoolctl (which knows every vendor's symbols and file names).
 
 Other threads. OpenBLAS's thread count is process-wide (the pthreads builds have no
 per-thread setting), so a scipy BLAS or LAPACK call made in another thread while a launch
@@ -25,9 +25,11 @@ always runs at the caller's count whatever other threads do. scipy BLAS calls th
 outside it (user code in another thread, or fastdr steps not wrapped in it) may still meet
 the limit while a launch runs.
 
-Why ctypes and not threadpoolctl: entering and leaving ``threadpool_limits(1, "blas")`` lists
-every loaded library each time, and even a cached ``ThreadpoolController`` costs several
-times a direct ctypes call; kernels are launched many times per fit (NCA: every L-BFGS step).
+Why ctypes around launches and not threadpoolctl's context manager: entering and leaving
+``threadpool_limits(1, "blas")`` lists every loaded library each time, and even a cached
+``ThreadpoolController.limit`` costs far more than a direct ctypes call (bench/DECISIONS.md);
+kernels are launched many times per fit (NCA: every L-BFGS step). So threadpoolctl finds the
+libraries once, and each launch sets and restores the counts through ctypes.
 
 Every lock is re-created in a forked child (``os.register_at_fork``), and the child forgets
 bodies that were running in other threads of the parent (restoring their thread counts), so
@@ -35,7 +37,6 @@ a fork taken while another thread is inside fastdr cannot deadlock or pin the ch
 """
 
 import ctypes
-import glob
 import os
 import threading
 from contextlib import contextmanager
@@ -44,7 +45,7 @@ _PREFIXES = ("openblas", "scipy_openblas")
 _SUFFIXES = ("", "64_")
 PINNED, CALLER = 0, 1  # the two modes: numba's BLAS limited to 1 thread, or at the caller's
 _COND = threading.Condition(threading.Lock())  # guards everything below
-_CONTROLS = None  # (numba's OpenBLAS controls, numpy's own OpenBLAS controls)
+_CONTROLS = None  # (numba's BLAS controls, numpy's own OpenBLAS controls)
 _ACTIVE = [0, 0]  # threads running in each mode
 _CALLER_WAITING = [0]  # threads waiting to enter CALLER
 _SAVED = []  # numba's OpenBLAS thread counts to restore when the last PINNED body ends
@@ -53,25 +54,31 @@ _OTHERS_SAVED = []
 _LOCAL = threading.local()  # .stack: this thread's nested modes, innermost last
 
 
-def _candidate_paths():
-    paths = []
-    try:
-        with open("/proc/self/maps") as fh:
-            for line in fh:
-                path = line.split()[-1] if line.strip() else ""
-                if "openblas" in os.path.basename(path).lower():
-                    paths.append(path)
-    except OSError:
-        pass
-    for module in ("numpy", "scipy"):
-        for folder in _library_dirs(module):
-            paths.extend(glob.glob(os.path.join(folder, "*openblas*")))
-    seen = []
-    for path in paths:
-        real = os.path.realpath(path)
-        if real not in seen and os.path.isfile(real):
-            seen.append(real)
-    return seen
+#: Per BLAS vendor (threadpoolctl's ``internal_api``), the (getter, setter) symbol names of
+#: its process-wide thread count, tried in order.
+_VENDOR_CALLS = {
+    "openblas": [(f"{prefix}_get_num_threads{suffix}", f"{prefix}_set_num_threads{suffix}")
+                 for prefix in _PREFIXES for suffix in _SUFFIXES],
+    "mkl": [("MKL_Get_Max_Threads", "MKL_Set_Num_Threads")],
+    "blis": [("bli_thread_get_num_threads", "bli_thread_set_num_threads")],
+    "flexiblas": [("flexiblas_get_num_threads", "flexiblas_set_num_threads")],
+}
+
+
+def _blas_libraries():
+    """(real path, vendor) of every BLAS library loaded in the process, found by
+    threadpoolctl (OpenBLAS, MKL, BLIS, FlexiBLAS; a scipy dependency through
+    scikit-learn), once per process."""
+    from threadpoolctl import threadpool_info
+
+    found = []
+    for pool in threadpool_info():
+        if pool.get("user_api") != "blas" or not pool.get("filepath"):
+            continue
+        path = os.path.realpath(pool["filepath"])
+        if path not in [p for p, _ in found]:
+            found.append((path, pool.get("internal_api", "")))
+    return found
 
 
 def _library_dirs(module):
@@ -83,43 +90,51 @@ def _library_dirs(module):
     return [root + ".libs", os.path.join(root, ".dylibs"), os.path.join(root, ".libs")]
 
 
-def _numba_blas_paths():
-    """The OpenBLAS libraries numba may call: all found, less numpy's own copy if separate."""
-    paths = _candidate_paths()
+def _split_numpy_own(libraries):
+    """(the BLAS libraries numba may call, numpy's own separate copies): numba's ``np.dot``
+    calls scipy's BLAS; numpy wheels ship a second OpenBLAS of their own, left alone."""
     numpy_dirs = [os.path.realpath(d) + os.sep for d in _library_dirs("numpy")]
-    others = [p for p in paths if not any(p.startswith(d) for d in numpy_dirs)]
-    return others or paths
+    own = [lib for lib in libraries if any(lib[0].startswith(d) for d in numpy_dirs)]
+    others = [lib for lib in libraries if lib not in own]
+    return (others, own) if others else (libraries, [])
+
+
+def _numba_blas_paths():
+    """The paths of the BLAS libraries numba may call."""
+    import scipy.linalg.cython_blas  # noqa: F401  (numba's np.dot calls this BLAS; load it)
+
+    return [path for path, _ in _split_numpy_own(_blas_libraries())[0]]
 
 
 def _load_controls():
     import scipy.linalg.cython_blas  # noqa: F401  (numba's np.dot calls this BLAS; load it)
 
-    numba_paths = _numba_blas_paths()
-    others = [p for p in _candidate_paths() if p not in numba_paths]
-    return _controls_of(numba_paths), _controls_of(others)
+    numba_libs, numpy_own = _split_numpy_own(_blas_libraries())
+    return _controls_of(numba_libs), _controls_of(numpy_own)
 
 
-def _controls_of(paths):
+def _open(path):
+    """The already loaded library at ``path`` (RTLD_NOLOAD: never loads a second copy)."""
+    return ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_GLOBAL)
+
+
+def _controls_of(libraries):
     controls = []
-    for path in paths:
+    for path, vendor in libraries:
         try:
-            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_GLOBAL)
+            lib = _open(path)
         except OSError:
             continue
-        for prefix in _PREFIXES:
-            for suffix in _SUFFIXES:
-                getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-                setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
-                if getter is not None and setter is not None:
-                    getter.restype = ctypes.c_int
-                    getter.argtypes = []
-                    setter.restype = None
-                    setter.argtypes = [ctypes.c_int]
-                    controls.append((getter, setter))
-                    break
-            else:
-                continue
-            break
+        for get_name, set_name in _VENDOR_CALLS.get(vendor, ()):
+            getter = getattr(lib, get_name, None)
+            setter = getattr(lib, set_name, None)
+            if getter is not None and setter is not None:
+                getter.restype = ctypes.c_int
+                getter.argtypes = []
+                setter.restype = None
+                setter.argtypes = [ctypes.c_int]
+                controls.append((getter, setter))
+                break
     return controls
 
 
