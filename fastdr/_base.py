@@ -1,4 +1,4 @@
-"""Estimator base classes: the scikit-learn contract without a scikit-learn dependency.
+"""Estimator base classes: the scikit-learn contract, with scikit-learn's own output machinery.
 
 ``__init__`` only stores keyword-only parameters; ``get_params``/``set_params`` read them from
 the signature, so ``sklearn.base.clone``, ``Pipeline`` and ``GridSearchCV`` work. Tags are
@@ -9,6 +9,7 @@ import functools
 import inspect
 
 import numpy as np
+from sklearn.base import TransformerMixin as _SkTransformerMixin
 
 #: methods whose metadata scikit-learn's routing can request (its ``SIMPLE_METHODS``)
 _ROUTED_METHODS = ("fit", "partial_fit", "predict", "predict_proba", "predict_log_proba",
@@ -161,6 +162,29 @@ class BaseEstimator:
             shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    @property
+    def _repr_html_(self):
+        """The notebook view, drawn by scikit-learn's ``estimator_html_repr``; absent (as
+        scikit-learn's) when ``sklearn.set_config(display="text")``."""
+        from sklearn import get_config
+
+        if get_config()["display"] != "diagram":
+            raise AttributeError("_repr_html_ is only defined when the 'display' "
+                                 "configuration option is set to 'diagram'")
+        from sklearn.utils import estimator_html_repr
+
+        return lambda: estimator_html_repr(self)
+
+    def _repr_mimebundle_(self, **kwargs):
+        """Plain and (with ``display="diagram"``, the default) HTML views for Jupyter."""
+        from sklearn import get_config
+        from sklearn.utils import estimator_html_repr
+
+        output = {"text/plain": repr(self)}
+        if get_config()["display"] == "diagram":
+            output["text/html"] = estimator_html_repr(self)
+        return output
+
     def _fastdr_tags(self):
         """Tag overrides, as a dict applied by ``__sklearn_tags__``."""
         return {}
@@ -201,19 +225,21 @@ def _apply_tag_overrides(tags, overrides):
     return tags
 
 
-class TransformerMixin:
-    """``fit_transform`` for estimators that have ``fit`` and ``transform``."""
+class TransformerMixin(_SkTransformerMixin):
+    """scikit-learn's ``TransformerMixin`` (its ``set_output`` machinery: the estimator's
+    ``set_output(transform=...)`` and the global ``sklearn.set_config(transform_output=...)``,
+    pandas or polars, exactly as scikit-learn's transformers), with fastdr's
+    ``fit_transform``, tags and ``get_feature_names_out``."""
 
     _estimator_type = "transformer"
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        for method in ("transform", "fit_transform"):
-            if method in cls.__dict__:
-                setattr(cls, method, _wrapped_output(cls.__dict__[method]))
-
     def _fastdr_tags(self):
         return {"transformer_tags": _lazy_transformer_tags()}
+
+    def __sklearn_tags__(self):
+        # fastdr's BaseEstimator builds every tag, the transformer ones included (above);
+        # scikit-learn's mixin would reset transformer_tags after the subclass overrides
+        return BaseEstimator.__sklearn_tags__(self)
 
     def fit_transform(self, X, y=None, **fit_params):
         """Fit to ``X`` and return the transformed training data.
@@ -223,10 +249,13 @@ class TransformerMixin:
         X : array-like of shape (n_samples, n_features)
         y : ignored or array-like
             Passed to ``fit`` for supervised transformers.
+        **fit_params : dict
+            Passed to ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_components)
+            Or a DataFrame, as ``set_output`` or ``sklearn.set_config`` choose.
         """
         return self.fit(X, y, **fit_params).transform(X)
 
@@ -236,16 +265,16 @@ class TransformerMixin:
         Parameters
         ----------
         input_features : array-like of str or None, default=None
-            Ignored: accepted for compatibility with scikit-learn's signature. The output
-            names depend only on the class name and the number of fitted output columns
-            (``n_components_``, or the width of ``embedding_`` or the rows of
-            ``components_``), never on the input feature names.
+            Only checked against the input seen in ``fit``, as scikit-learn does: the
+            feature names (when ``fit`` saw a DataFrame) or their number.
 
         Returns
         -------
         ndarray of str
         """
         n_out = self._n_features_out()
+        if input_features is not None:
+            _check_input_features(self, input_features)
         prefix = type(self).__name__.lower()
         return np.asarray([f"{prefix}{i}" for i in range(n_out)], dtype=object)
 
@@ -258,45 +287,18 @@ class TransformerMixin:
                 )
         raise AttributeError("The estimator is not fitted.")
 
-    def set_output(self, *, transform=None):
-        """Choose the container of ``transform`` outputs, as in scikit-learn.
 
-        Parameters
-        ----------
-        transform : {"default", "pandas"} or None
-            ``"pandas"`` wraps outputs in a DataFrame named by ``get_feature_names_out``.
-
-        Returns
-        -------
-        self
-        """
-        if transform is not None:
-            if transform not in ("default", "pandas"):
-                raise ValueError(
-                    f"set_output(transform=...) must be 'default' or 'pandas'; got {transform!r}."
-                )
-            self._output_transform = transform
-        return self
-
-    def _wrap_output(self, Z, X=None):
-        if getattr(self, "_output_transform", "default") != "pandas":
-            return Z
-        import pandas as pd
-
-        if isinstance(Z, pd.DataFrame):
-            return Z
-        index = getattr(X, "index", None)
-        return pd.DataFrame(Z, columns=self.get_feature_names_out(), index=index)
-
-
-def _wrapped_output(method):
-    """Make ``transform``-like methods honour ``set_output``."""
-
-    @functools.wraps(method)
-    def wrapper(self, X, *args, **kwargs):
-        return self._wrap_output(method(self, X, *args, **kwargs), X)
-
-    return wrapper
+def _check_input_features(estimator, input_features):
+    """scikit-learn's rule for ``input_features``: equal to ``feature_names_in_`` when fit
+    saw names, else of length ``n_features_in_``."""
+    input_features = np.asarray(input_features, dtype=object)
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and not np.array_equal(names, input_features):
+        raise ValueError("input_features is not equal to feature_names_in_")
+    n_in = getattr(estimator, "n_features_in_", None)
+    if n_in is not None and len(input_features) != n_in:
+        raise ValueError(f"input_features should have length equal to number of features "
+                         f"({n_in}), got {len(input_features)}")
 
 
 def _lazy_transformer_tags():

@@ -33,7 +33,9 @@ METRICS = NEIGHBOR_METRICS
 _WHAT = "The double-centred distance matrix B"
 
 
-class ClassicalMDS(TransformerMixin, BaseEstimator):
+# no output wrapping, as scikit-learn's ClassicalMDS (not a transformer there): arrays under any
+# sklearn.set_config(transform_output=...), and no set_output
+class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     """Classical multidimensional scaling, with a ``transform`` for new points.
 
     Parameters
