@@ -3,18 +3,12 @@
 Importing fastdr is cheap and compiles nothing: public names are loaded from their modules on
 first access (PEP 562), and kernels compile on first use and are cached on disk.
 
-Importing fastdr sets one environment default, ``OPENBLAS_THREAD_TIMEOUT=12``, unless the
-variable is already set: an OpenBLAS loaded after it (scipy's, when ``scipy.linalg`` comes
-later) lets its idle worker threads sleep after 2^12 cycles instead of spinning for 2^28.
-Spinning workers of one OpenBLAS starve the threads of the other copy (numpy and scipy each
-ship one) and of numba on a small machine, which slows fastdr's calls and scikit-learn's
-alike (bench: pca_arpack). Set the variable yourself to override.
+Importing fastdr changes nothing in the process (no environment variable, no numba or BLAS
+setting); process-wide choices are made with :func:`set_config` (memory budget, numba's
+threading layer, OpenBLAS's idle spin), each default documented there.
 """
 
 import importlib
-import os
-
-os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "12")
 
 from .exceptions import (
     ConvergenceWarning,
@@ -51,6 +45,9 @@ _EXPORTS = {
     "MMC_Supervised": "fastdr.metric_learning",
     "warmup": "fastdr._runtime.warmup",
     "show_versions": "fastdr._runtime.versions",
+    "set_config": "fastdr._runtime.settings",
+    "get_config": "fastdr._runtime.settings",
+    "config_context": "fastdr._runtime.settings",
 }
 
 __all__ = [
@@ -73,13 +70,16 @@ __all__ = [
     "NeighborhoodComponentsAnalysis",
     "NotFittedError",
     "PCA",
+    "config_context",
     "geodesic_distances",
+    "get_config",
     "kneighbors_graph",
     "locally_linear_embedding",
     "nndescent_graph",
     "nndescent_query",
     "pairwise_distances",
     "radius_neighbors_graph",
+    "set_config",
     "show_versions",
     "warmup",
 ]

@@ -281,7 +281,8 @@ def scatter_block_rows(n_features):
 def memory_budget():
     """Return the number of bytes a single dense allocation may use.
 
-    The budget is, in order of precedence: the ``FASTDR_MEMORY_BUDGET`` environment variable
+    The budget is, in order of precedence: ``fastdr.set_config(memory_budget=...)``, the
+    ``FASTDR_MEMORY_BUDGET`` environment variable
     (bytes, or with a ``K``/``M``/``G`` suffix), else 80% of the memory the operating system
     reports as available, or of the headroom under a cgroup memory limit when that is
     lower (:mod:`fastdr._runtime.memory`).
@@ -291,18 +292,28 @@ def memory_budget():
     int
         The budget in bytes.
     """
+    from ._runtime.settings import _CONFIG
+
+    chosen = _CONFIG["memory_budget"]
+    if chosen is not None:
+        return parse_bytes(str(chosen), source=f"fastdr.set_config(memory_budget={chosen!r})")
     raw = os.environ.get(_MEMORY_BUDGET_ENV)
     if raw:
-        return _parse_bytes(raw)
+        return parse_bytes(raw, source=f"{_MEMORY_BUDGET_ENV}={raw!r}")
     return int(0.8 * _available_memory())
 
 
 def budget_applies(n_bytes):
     """True when an allocation of ``n_bytes`` is checked against :func:`memory_budget`."""
-    return n_bytes > SMALL_ALLOCATION_BYTES or bool(os.environ.get(_MEMORY_BUDGET_ENV))
+    from ._runtime.settings import _CONFIG
+
+    return (n_bytes > SMALL_ALLOCATION_BYTES or bool(os.environ.get(_MEMORY_BUDGET_ENV))
+            or _CONFIG["memory_budget"] is not None)
 
 
-def _parse_bytes(text):
+def parse_bytes(text, source):
+    """Bytes from ``"2000000000"`` or ``"2G"`` (K/M/G/T, optional B); ``source`` names the
+    setting in the error."""
     text = text.strip().upper()
     scale = 1
     for suffix, factor in (("K", 2**10), ("M", 2**20), ("G", 2**30), ("T", 2**40)):
@@ -316,8 +327,7 @@ def _parse_bytes(text):
         value = float("nan")
     if not (value == value and 0 < value < float("inf")):
         raise ValueError(
-            f"{_MEMORY_BUDGET_ENV}={os.environ.get(_MEMORY_BUDGET_ENV)!r} is not a usable "
-            "memory budget: it must be a positive, finite number of bytes, such as "
-            "2000000000 or 2G. Fix or unset the environment variable."
+            f"{source} is not a usable memory budget: it must be a positive, finite number "
+            "of bytes, such as 2000000000 or 2G. Fix or unset it."
         )
     return max(1, int(value))

@@ -86,9 +86,10 @@ def effective_n_jobs(n_jobs):
 
 def _prefer_fork_safe_layer():
     """Before the first parallel launch, ask for a fork-safe layer unless the user chose one."""
-    if numba.config.THREADING_LAYER == "default" and not os.environ.get(
-        "NUMBA_THREADING_LAYER"
-    ):
+    from .settings import _CONFIG
+
+    if (numba.config.THREADING_LAYER == "default" and _CONFIG["threading_layer"] is None
+            and not os.environ.get("NUMBA_THREADING_LAYER")):
         numba.config.THREADING_LAYER = "forksafe"
 
 

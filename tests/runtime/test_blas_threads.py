@@ -243,12 +243,20 @@ def test_isomap_and_lle_bit_identical_while_another_thread_launches():
     assert diffs == {"isomap": [0.0] * 3, "lle": [0.0] * 3}
 
 
-@pytest.mark.parametrize("preset", [None, "20"])
-def test_import_sets_the_openblas_thread_timeout_only_by_default(preset):
+def test_import_writes_nothing_to_the_environment():
+    code = ("import os; before = dict(os.environ); import fastdr, fastdr.neighbors; "
+            "print(dict(os.environ) == before)")
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
-    if preset is not None:
-        env["OPENBLAS_THREAD_TIMEOUT"] = preset
-    code = "import os, fastdr; print(os.environ['OPENBLAS_THREAD_TIMEOUT'])"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.strip()
-    assert out == (preset or "12")
+    assert out == "True"
+
+
+def test_set_config_sets_the_openblas_timeout_for_libraries_loaded_later():
+    code = ("import os, fastdr; fastdr.set_config(openblas_thread_timeout=12); "
+            "print(os.environ['OPENBLAS_THREAD_TIMEOUT'], fastdr.get_config()"
+            "['openblas_thread_timeout'])")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "12 12"
