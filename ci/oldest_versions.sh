@@ -17,7 +17,7 @@ cat > "$WORK/oldest.txt" <<'PINS'
 numba==0.60.0
 numpy==2.0.0
 scipy==1.13.0
-scikit-learn==1.8.0
+scikit-learn==1.9.0
 pandas==2.2.2
 PINS
 echo "== build: sdist and wheel"
