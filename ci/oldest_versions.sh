@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The package as a user installs it, with the oldest versions pyproject.toml declares: build
 # the sdist and the wheel, check them with twine, install the wheel (not the source tree)
-# with its [test] extra into a fresh venv pinned to the declared lower bounds, and run the
-# whole default suite from a directory that holds the tests but no fastdr/, so every import
-# resolves to the installed package and a file missing from the wheel fails here. The main
-# run (README) covers the newest versions. Installs from PyPI.
+# with its [test] extra into a fresh venv pinned to the declared lower bounds, and run, from
+# a directory that holds the tests but no fastdr/ (so every import resolves to the installed
+# package and a file missing from the wheel fails here), the tests that lean on those
+# versions: numba's (kernels, intrinsics, twins, fast-math), scikit-learn's (signatures,
+# output containers, LDA and the estimator checks' neighbours), numpy's and scipy's numerics
+# (distances, spectral, graph, LLE), and the package's own (import paths, README, sources,
+# runtime). The whole suite under these versions takes about 35 minutes on 2 cores, past
+# CI's budget; the main run (README) runs all of it on the newest. Installs from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -46,4 +50,13 @@ for line in pathlib.Path(sys.argv[1]).read_text().split():
     assert md.version(name) == version, (name, md.version(name), version)
 print("fastdr", fastdr.__version__, "from", fastdr.__file__)
 PY
-"$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider
+"$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider -m "not slow" \
+    tests/kernels/test_numba_ext.py tests/kernels/test_fastmath.py tests/kernels/test_twins.py \
+    tests/kernels/test_knn.py tests/kernels/test_nndescent_kernels.py \
+    tests/kernels/test_distances.py tests/kernels/test_spectral.py tests/kernels/test_graph.py \
+    tests/neighbors/test_pairwise.py tests/manifold/test_lle.py \
+    tests/discriminant/test_discriminant.py tests/parity/test_parity_signatures.py \
+    tests/contract/test_import_paths.py tests/contract/test_readme.py \
+    tests/contract/test_set_output.py tests/contract/test_source_comments.py \
+    tests/runtime/test_blas_vendors.py tests/runtime/test_memory.py \
+    tests/runtime/test_settings.py tests/runtime/test_versions.py

@@ -3,7 +3,8 @@
 # kernel tests under NUMBA_BOUNDSCHECK=1 with every numba-internals fallback forced, the
 # coverage pass (kernels run as Python with NUMBA_DISABLE_JIT=1 so their lines
 # count), the built wheel installed in a fresh venv with the oldest versions declared (the
-# main run has the newest) running the whole suite, and last the `slow` bench smoke runs, which need the bench extras. Each step prints its wall
+# main run has the newest) running the version-sensitive tests, and last the `slow` bench
+# smoke runs, which need the bench extras. Each step prints its wall
 # time; the whole run must stay well inside CI's 90 minutes on 2 cores (aim: 60 at most), so a
 # new step makes room elsewhere.
 set -euo pipefail

@@ -12,7 +12,7 @@ made here, explicitly.
   its layer at the first parallel launch in the process; changing it later raises.
 - ``openblas_thread_timeout``: how long idle OpenBLAS workers spin (2^N cycles) in the
   OpenBLAS copies loaded *after* the call. Default None: OpenBLAS's own (spin up to 2^28
-  cycles, about 0.1 s), because only the user may change the process's environment.
+  cycles), because only the user may change the process's environment.
   Setting 12 makes them sleep sooner, so they do not starve numba's threads on a small
   machine (``docs/guide/runtime.md``); OpenBLAS reads the variable once, when it loads.
 """
@@ -53,7 +53,7 @@ def set_config(*, memory_budget=None, threading_layer=None, openblas_thread_time
     openblas_thread_timeout : int or None
         Sets ``OPENBLAS_THREAD_TIMEOUT`` (4 to 30: idle workers spin 2^N cycles) for
         OpenBLAS libraries loaded after this call; one already loaded keeps its setting.
-        Default: OpenBLAS's own (2^28 cycles, about 0.1 s), because only you may change
+        Default: OpenBLAS's own (2^28 cycles), because only you may change
         your process's environment; 12 keeps idle workers from starving numba's threads on
         a small machine.
 
