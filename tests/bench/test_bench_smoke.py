@@ -60,7 +60,8 @@ def test_report_builder_writes_report_figures_and_json(tmp_path):
     assert (out / "experiment_nn_vs_bayes.png").exists()
     assert (out / "experiment_distance_concentration.png").exists()
     page = (out / "report.html").read_text()
-    assert page.count("data:image/png;base64,") == report.count(".png)")
+    figures = re.findall(r"!\[[^\]]*\]\([^)]+\.png\)", report)  # images, not links
+    assert figures and page.count("data:image/png;base64,") == len(figures)
     assert not re.search(r'<img[^>]*src="(?!data:)', page)  # every figure inlined
     assert {row["dtype"] for row in results_roofline(out)} == {"float32", "float64"}
 
