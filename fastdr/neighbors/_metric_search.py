@@ -21,6 +21,7 @@ from .._config import MINKOWSKI_T_BLOCK
 from .._distance.norm_trick import target_block
 from .._runtime.threads import parallel_section
 from .._validation.budget import check_dense_allocation
+from .._validation.callables import check_values, probe
 from ._blocks import query_block, self_offset
 
 
@@ -37,17 +38,22 @@ def _packed(metric, T):
 
 def callable_matrix(metric, Q, T):
     """Distances of a callable metric between the rows of Q and T, one Python call per
-    pair (the slow path), as a float64 (m, n) array."""
+    pair (the slow path), as a float64 (m, n) array, checked finite and >= 0
+    (:mod:`fastdr._validation.callables`)."""
     m, n = Q.shape[0], T.shape[0]
     check_dense_allocation((m, n), np.float64, what=f"The {m} x {n} distance block of the "
                            "callable metric", alternative="Query fewer points at a time.")
-    out = np.empty((m, n), dtype=np.float64)
-    if is_jitted(metric.func) and not metric.params:
-        _kernels().pairwise_jitted(Q, T, metric.func, out)
-        return out
-    for i in range(m):
-        for j in range(n):
-            out[i, j] = metric.func(Q[i], T[j], **metric.params)
+    func, params = metric.func, metric.params
+    out = np.full((m, n), np.nan)  # NaN marks a pair a jitted callable failed to write
+    if m and n:
+        probe(func, Q[0], T[0], params, role="metric")
+        if is_jitted(func) and not params:
+            _kernels().pairwise_jitted(Q, T, func, out)
+        else:
+            for i in range(m):
+                for j in range(n):
+                    out[i, j] = func(Q[i], T[j], **params)
+        check_values(out, func, Q.__getitem__, T.__getitem__, params, role="metric")
     return out
 
 
