@@ -26,6 +26,7 @@ from .._kernels.codes import CHEBYSHEV, COSINE, MANHATTAN, MINKOWSKI
 from .._validation.arrays import check_array
 from .._validation.matrices import check_symmetric
 from ..exceptions import NotFittedError
+from .scaling import unit_scale_rows
 
 METRICS = ("euclidean", "sqeuclidean", "mahalanobis")
 MANHATTAN_NAMES = ("manhattan", "cityblock", "l1")
@@ -197,6 +198,7 @@ class Metric:
         if self.route == "minkowski" and self.column_scale is not None:
             return np.ascontiguousarray(X * self.column_scale.astype(X.dtype))
         if self.route == "cosine":
+            X = unit_scale_rows(X)  # exact; keeps the norms finite at any scale
             norms = np.sqrt(np.einsum("ij,ij->i", X, X))
             norms[norms == 0] = 1
             return np.ascontiguousarray(X / norms[:, None])
@@ -261,7 +263,7 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
                              "Use p >= 1 (1: manhattan, 2: euclidean, inf: chebyshev).")
         p = float(p)
         if w is not None:
-            return _weighted_minkowski(p, w, n_features)
+            return weighted_minkowski(p, w, n_features)
         if p == 2:
             return Metric("euclidean", "euclidean")
         if p == 1:
@@ -283,7 +285,7 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
     return Metric("cosine", metric, kind=COSINE)
 
 
-def _weighted_minkowski(p, w, n_features):
+def weighted_minkowski(p, w, n_features):
     """Weighted Minkowski as the plain one on columns scaled by ``w ** (1/p)``."""
     w = check_array(np.reshape(np.asarray(w, dtype=np.float64), (1, -1)), name="w")[0]
     if n_features is not None and w.shape[0] != n_features:

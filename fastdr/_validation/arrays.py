@@ -56,8 +56,8 @@ def check_array(
     """
     if hasattr(X, "toarray") and hasattr(X, "nnz"):
         raise TypeError(
-            f"{name} is a sparse matrix; fastdr needs dense input here. "
-            f"Convert it with {name}.toarray()."
+            f"{name} is a sparse matrix; fastdr needs dense input here. Convert it with "
+            f"{name + '.toarray()' if name.isidentifier() else 'its .toarray() method'}."
         )
     try:
         arr = np.asarray(X)

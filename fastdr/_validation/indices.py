@@ -60,6 +60,10 @@ def check_sparse_graph(graph, name="graph"):
     """
     import scipy.sparse
 
+    from .sparse import check_structure
+
+    if scipy.sparse.issparse(graph):
+        check_structure(graph, name)
     csr = scipy.sparse.csr_matrix(graph)
     if csr.shape[0] != csr.shape[1]:
         raise ValueError(f"{name} must be square, got shape {csr.shape}.")

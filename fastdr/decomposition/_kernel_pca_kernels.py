@@ -16,9 +16,11 @@ import scipy.sparse
 
 from .._config import GEMM_MIN_DIM
 from .._distance.norm_trick import norm_trick_setup
+from .._distance.scaling import unit_scale_rows
 from .._kernels.spectral import kernel_matrix as kernel_kernels
 from .._runtime.threads import parallel_section
-from .._validation.arrays import check_finite
+from .._validation.callables import check_values, probe
+from .._validation.sparse import check_sparse as check_sparse_input
 
 _DOT_KERNEL_CODES = {
     "linear": kernel_kernels.LINEAR,
@@ -53,6 +55,7 @@ def dense_kernel(X, Y, out, *, kernel, gamma, coef0, degree, n_jobs, mirror=True
             with parallel_section(n_jobs):
                 kernel_kernels.mirror_upper_to_lower(out)
         return out
+    X, Y = _cosine_rows(X, Y, kernel)
     np.dot(X, Y.T, out=out)
     return _dot_kernel(out, X, Y, kernel=kernel, gamma=gamma, coef0=coef0, degree=degree,
                        n_jobs=n_jobs)
@@ -63,6 +66,7 @@ def sparse_kernel(X, Y, *, kernel, gamma, coef0, degree, n_jobs, dtype):
 
     Returns a new dense C-contiguous (m, n) array of ``dtype``.
     """
+    X, Y = _cosine_rows(X, Y, kernel)
     gram = X @ Y.T
     gram = gram.toarray() if scipy.sparse.issparse(gram) else np.asarray(gram)
     out = np.ascontiguousarray(gram, dtype=dtype)
@@ -89,7 +93,10 @@ def callable_kernel(function, X, Y, params, dtype):
     mirrored), as in scikit-learn.
     """
     rows_x = _rows(X)
-    m = X.shape[0]
+    rows_y = rows_x if X is Y else _rows(Y)
+    m, n = X.shape[0], Y.shape[0]
+    if m and n:
+        probe(function, rows_x(0), rows_y(0), params, role="kernel")
     if X is Y:
         out = np.zeros((m, m), dtype=dtype)
         for i in range(m):
@@ -100,15 +107,23 @@ def callable_kernel(function, X, Y, params, dtype):
         for i in range(m):
             xi = rows_x(i)
             out[i, i] = function(xi, xi, **params)
-        return out
-    rows_y = _rows(Y)
-    n = Y.shape[0]
-    out = np.empty((m, n), dtype=dtype)
-    for i in range(m):
-        xi = rows_x(i)
-        for j in range(n):
-            out[i, j] = function(xi, rows_y(j), **params)
+    else:
+        out = np.empty((m, n), dtype=dtype)
+        for i in range(m):
+            xi = rows_x(i)
+            for j in range(n):
+                out[i, j] = function(xi, rows_y(j), **params)
+    check_values(out, function, rows_x, rows_y, params, role="kernel")
     return out
+
+
+def _cosine_rows(X, Y, kernel):
+    """For the cosine kernel, X and Y with rows scaled by powers of two (exact; the kernel
+    is scale-free and the Gram and norms then stay finite at any scale); X is Y kept."""
+    if kernel != "cosine":
+        return X, Y
+    Xs = unit_scale_rows(X)
+    return Xs, (Xs if Y is X else unit_scale_rows(Y))
 
 
 def _rows(A):
@@ -146,27 +161,7 @@ def _inverse_norms(X):
 
 
 def check_sparse(X, *, name="X", min_samples=1, copy=False):
-    """Validate a scipy sparse matrix: CSR, float32/float64 (else float64), finite, 2-D.
-
-    Returns a CSR matrix (a copy when ``copy`` or a conversion requires it).
-    """
-    if X.ndim != 2:
-        raise ValueError(f"Expected a 2-D sparse matrix for {name}, got shape {X.shape}.")
-    if X.shape[0] < min_samples:
-        raise ValueError(
-            f"{name} has {X.shape[0]} sample(s) (shape {X.shape}), but at least "
-            f"{min_samples} {'is' if min_samples == 1 else 'are'} required."
-        )
-    if X.shape[1] < 1:
-        raise ValueError(
-            f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required. "
-            "Pass data with at least 1 column(s)."
-        )
-    if X.dtype.kind == "c":
-        raise ValueError(f"Complex data not supported: {name} is complex (dtype {X.dtype}). "
-                         f"Pass {name}.real.")
-    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
-    converted = X.tocsr()
-    converted = converted.astype(dtype, copy=copy and converted is X)
-    check_finite(converted.data, name)
-    return converted
+    """A canonical CSR float32/float64 form of the sparse ``X``, checked
+    (:func:`fastdr._validation.sparse.check_sparse`; a copy when ``copy``)."""
+    return check_sparse_input(X, name=name, min_samples=min_samples, copy=copy,
+                              index_dtype=None)

@@ -11,8 +11,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from .._kernels.spectral.gram_product import csr_column_moments
-from .._validation.arrays import FLOAT_DTYPES
-from ..neighbors._sparse_search import _check_compressed
+from .._validation.sparse import check_sparse as check_sparse_input
 
 #: The formats kept as they are; every other sparse format is converted to CSR.
 SPARSE_FORMATS = ("csr", "csc")
@@ -36,42 +35,11 @@ def check_sparse_solver(svd_solver):
 
 
 def check_sparse(X, *, min_samples=1, name="X"):
-    """A CSR or CSC float32/float64 copy-free view of the sparse ``X``, checked finite.
-
-    Other formats (COO, LIL, ...) are converted to CSR, other dtypes to float64, as
-    scikit-learn does; the values are never densified.
-    """
-    if X.format in SPARSE_FORMATS:  # the index arrays reach kernels: check them first
-        n_major, n_minor = X.shape if X.format == "csr" else X.shape[::-1]
-        _check_compressed(X.indptr, X.indices, n_major, n_minor, name,
-                          "column" if X.format == "csr" else "row")
-    else:
-        X = X.tocsr()
-    if X.dtype not in FLOAT_DTYPES:
-        X = X.astype(np.float64)
-    if not X.has_canonical_format:  # duplicate entries would count twice in the moments
-        X = X.copy()
-        X.sum_duplicates()
-    if X.ndim != 2:
-        raise ValueError(f"Expected a 2-D sparse matrix for {name}, got shape {X.shape}.")
-    m, d = X.shape
-    if m < min_samples:
-        raise ValueError(
-            f"{name} has {m} sample(s) (shape {X.shape}), but at least {min_samples} "
-            f"{'is' if min_samples == 1 else 'are'} required."
-        )
-    if d < 1:
-        raise ValueError(
-            f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required. "
-            "Pass data with at least 1 column(s)."
-        )
-    if not np.isfinite(X.data).all():
-        raise ValueError(
-            f"{name} contains NaN or infinity ({int(np.isnan(X.data).sum())} NaN, "
-            f"{int(np.isinf(X.data).sum())} inf). Remove or impute those values first, for "
-            "example with sklearn.impute.SimpleImputer."
-        )
-    return X
+    """A canonical CSR or CSC float32/float64 form of the sparse ``X``, checked
+    (:func:`fastdr._validation.sparse.check_sparse`); other formats become CSR, other dtypes
+    float64, as in scikit-learn; the values are never densified."""
+    return check_sparse_input(X, name=name, formats=SPARSE_FORMATS, min_samples=min_samples,
+                              index_dtype=None)
 
 
 def unsigned_index_arrays(X):
@@ -106,6 +74,20 @@ def sparse_mean_and_total(X):
     nnz = np.bincount(cols, minlength=d)
     ssq = np.bincount(cols, weights=resid * resid, minlength=d) + (m - nnz) * mean * mean
     return mean, float(ssq.sum())
+
+
+def centring_loss(X, mean):
+    """The largest ``m mean_j^2 / ssq_j`` over the columns of a sparse X: about how many
+    times its largest centred column sum of squares is exceeded by the uncentred one, the
+    factor by which ``X^T X - m mean mean^T`` amplifies round-off. O(nnz)."""
+    m, d = X.shape
+    cols = _column_of_entries(X)
+    resid = X.data.astype(np.float64, copy=False) - mean[cols]
+    stored = np.bincount(cols, minlength=d)
+    ssq = np.bincount(cols, weights=resid * resid, minlength=d) + (m - stored) * mean * mean
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loss = np.where(mean == 0, 0.0, m * mean * mean / ssq)
+    return float(loss.max(initial=0.0))
 
 
 def centred_operator(X, mean):

@@ -26,6 +26,7 @@ from .._validation.params import (
     check_random_state,
     validate_params,
 )
+from .._validation.sparse import check_sparse
 from ..neighbors import KNeighborsRegressor, NearestNeighbors
 from ..neighbors._approximate import no_radius_error
 from ..neighbors._search import NEIGHBORS_ALGORITHMS, from_sklearn_name
@@ -425,7 +426,7 @@ class Isomap(TransformerMixin, BaseEstimator):
             X = check_precomputed(X, n_columns=self.nbrs_.n_samples_fit_, name="X")
         elif scipy.sparse.issparse(X):
             check_feature_names(self, X)
-            X = scipy.sparse.csr_matrix(X)
+            X = check_sparse(X)
             check_n_features(self, X, "transform")
         else:
             X = check_query(self, X, "transform")
@@ -471,7 +472,8 @@ class Isomap(TransformerMixin, BaseEstimator):
 
     def _fastdr_tags(self):
         return {"transformer_tags.preserves_dtype": ["float64", "float32"],
-                "input_tags.sparse": True}
+                "input_tags.sparse": True,
+                "input_tags.pairwise": self.metric == "precomputed"}
 
 
 def _float_dtype(value):

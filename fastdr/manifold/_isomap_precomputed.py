@@ -15,18 +15,17 @@ import scipy.sparse
 
 from .._validation.arrays import check_array
 from .._validation.indices import check_sparse_graph
+from .._validation.sparse import check_sparse, check_structure
 
 
 def check_input(X, metric):
-    """Isomap's X checked for the neighbour search: dense float, sparse CSR (validated by the
-    search itself), or a precomputed matrix (:func:`check_precomputed`)."""
+    """Isomap's X checked for the neighbour search: dense float, canonical sparse CSR
+    (:func:`fastdr._validation.sparse.check_sparse`), or a precomputed matrix
+    (:func:`check_precomputed`)."""
     if metric == "precomputed":
         return check_precomputed(X)
     if scipy.sparse.issparse(X):
-        X = scipy.sparse.csr_matrix(X)
-        if X.shape[0] < 2:
-            raise ValueError(f"X has {X.shape[0]} sample(s), but Isomap needs at least 2.")
-        return X
+        return check_sparse(X, min_samples=2)
     return check_array(X, min_samples=2)
 
 
@@ -74,7 +73,7 @@ def check_precomputed(X, *, n_columns=None, name="The precomputed distance matri
 
 
 def _check_sparse_rows(X, name):
-    csr = scipy.sparse.csr_matrix(X)
+    csr = scipy.sparse.csr_matrix(check_structure(X, name))
     csr.check_format(full_check=True)
     if csr.nnz and (not np.isfinite(csr.data).all() or (csr.data < 0).any()):
         raise ValueError(f"{name} must hold finite distances >= 0 in its stored entries.")

@@ -17,6 +17,7 @@ The same data and integer ``random_state`` give bit-identical graphs for every `
 import numpy as np
 
 from .._config import NNDESCENT_QUERY_BLOCK_ROWS
+from .._distance.scaling import unit_scale_rows
 from .._kernels import codes
 from .._kernels.nndescent import rounds as kernels
 from .._kernels.nndescent import search as search_kernels
@@ -113,6 +114,8 @@ def _prepare_data(X, metric, name="X"):
 
     ``name`` is how the input is called in the messages.
     """
+    if metric == "cosine":  # scale-free: rows scaled by powers of two keep norms finite
+        X = unit_scale_rows(X)
     norms64 = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
     limit = float(np.finfo(X.dtype).max)
     if metric == "manhattan":

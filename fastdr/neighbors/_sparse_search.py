@@ -19,6 +19,8 @@ import numpy as np
 import scipy.sparse
 
 from .._config import SPARSE_QUERY_BLOCK_ROWS
+from .._distance.metric import weighted_minkowski
+from .._distance.scaling import unit_scale_rows
 from .._kernels import codes
 from .._kernels.distances import sparse as kernels
 from .._runtime.threads import parallel_section
@@ -26,6 +28,7 @@ from .._validation.arrays import check_array, check_n_features
 from .._validation.arrays import check_X_y as check_dense_X_y
 from .._validation.budget import check_dense_allocation
 from .._validation.feature_names import check_feature_names
+from .._validation.sparse import check_sparse
 from . import _approximate
 from ._blocks import query_block, self_offset
 
@@ -48,125 +51,13 @@ def issparse(X):
     return scipy.sparse.issparse(X)
 
 
-def _check_compressed(indptr, indices, n_major, n_minor, name, what):
-    """Bounds of a compressed (CSR/CSC) structure, before scipy or a kernel reads it."""
-    remedy = ("Rebuild it, for example with scipy.sparse.csr_matrix((data, (rows, cols)), "
-              "shape=shape).")
-    indptr = np.asarray(indptr)
-    indices = np.asarray(indices)
-    if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu":
-        raise TypeError(f"{name} is not a valid sparse matrix: its indptr and indices must "
-                        f"be integers, got {indptr.dtype} and {indices.dtype}. {remedy}")
-    if indptr.ndim != 1 or indptr.shape[0] != n_major + 1:
-        raise ValueError(f"{name} is not a valid sparse matrix: indptr must have "
-                         f"{n_major + 1} entries, got shape {indptr.shape}. {remedy}")
-    if indptr[0] != 0 or (np.diff(indptr) < 0).any():
-        raise ValueError(f"{name} is not a valid sparse matrix: indptr must start at 0 and "
-                         f"be non-decreasing. {remedy}")
-    nnz = int(indptr[-1])
-    if indices.ndim != 1 or indices.shape[0] < nnz:
-        raise ValueError(f"{name} is not a valid sparse matrix: indptr ends at {nnz} but "
-                         f"indices has {indices.shape[0]} entries. {remedy}")
-    used = indices[:nnz]
-    if nnz and (used.min() < 0 or used.max() >= n_minor):
-        raise ValueError(f"{name} is not a valid sparse matrix: its {what} indices must lie "
-                         f"in [0, {n_minor}), got values in [{used.min()}, {used.max()}]. "
-                         f"{remedy}")
-    return nnz
-
-
-def _check_structure(X, name):
-    """Validate X's raw index arrays, then convert it to CSR."""
-    m, d = X.shape
-    fmt = X.format
-    if fmt == "csr":
-        nnz = _check_compressed(X.indptr, X.indices, m, d, name, "column")
-    elif fmt == "csc":
-        nnz = _check_compressed(X.indptr, X.indices, d, m, name, "row")
-    elif fmt == "bsr":
-        R, C = X.blocksize
-        nnz = _check_compressed(X.indptr, X.indices, m // R, d // C, name, "block column")
-    elif fmt == "coo":
-        rows, cols = (np.asarray(c) for c in X.coords)
-        nnz = rows.shape[0]
-        for arr, limit, what in ((rows, m, "row"), (cols, d, "column")):
-            if arr.dtype.kind not in "iu":
-                raise TypeError(f"{name} is not a valid sparse matrix: its {what} indices "
-                                f"must be integers, got {arr.dtype}.")
-            if nnz and (arr.min() < 0 or arr.max() >= limit):
-                raise ValueError(f"{name} is not a valid sparse matrix: its {what} indices "
-                                 f"must lie in [0, {limit}), got values in [{arr.min()}, "
-                                 f"{arr.max()}].")
-    else:
-        nnz = None
-    if nnz is not None and np.asarray(X.data).shape[0] < nnz:
-        raise ValueError(f"{name} is not a valid sparse matrix: it stores {nnz} indices but "
-                         f"only {np.asarray(X.data).shape[0]} values.")
-    return scipy.sparse.csr_matrix(X)
-
-
-def _is_canonical(csr):
-    """Column indices strictly increasing within every row (checked, not trusted)."""
-    indices, indptr = csr.indices, csr.indptr
-    if indices.shape[0] < 2:
-        return True
-    increasing = np.diff(indices) > 0
-    row_starts = indptr[1:-1]
-    row_starts = row_starts[(row_starts > 0) & (row_starts < indices.shape[0])]
-    increasing[row_starts - 1] = True  # the step into a new row may go down
-    return bool(increasing.all())
-
-
-def check_csr(X, name="X", *, dtype=None):
-    """Validate a sparse matrix and return it as canonical CSR (a copy where needed).
-
-    Parameters
-    ----------
-    X : scipy sparse matrix or array of shape (m, d)
-    name : str
-        How X is called in the messages.
-    dtype : numpy dtype or None
-        The float dtype wanted; None keeps float32/float64 and makes anything else float64.
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix
-        float32 or float64 data, all finite; int64 ``indices`` and ``indptr``; indices
-        sorted within each row, no duplicate entries, no surplus storage.
-    """
-    if X.ndim != 2:
-        raise ValueError(f"Expected a 2-D sparse matrix for {name}, got shape {X.shape}.")
-    m, d = X.shape
-    if m < 1:
-        raise ValueError(f"{name} has 0 sample(s) (shape {X.shape}), but at least 1 is "
-                         "required.")
-    if d < 1:
-        raise ValueError(f"{name} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
-                         "required. Pass data with at least 1 column(s).")
-    kind = np.dtype(X.dtype).kind
-    if kind == "c":
-        raise ValueError(f"Complex data not supported: {name} is complex (dtype {X.dtype}). "
-                         f"Pass {name}.real or abs({name}) as appropriate.")
-    if kind not in "fiub":
-        raise TypeError(f"{name} holds non-numeric values (dtype {X.dtype}); pass a sparse "
-                        "matrix of numbers.")
-    csr = _check_structure(X, name)
-    if dtype is None:
-        dtype = csr.dtype if csr.dtype in (np.float32, np.float64) else np.float64
-    nnz = int(csr.indptr[-1])
-    data = np.asarray(csr.data[:nnz], dtype=dtype)
-    if not np.isfinite(data).all():
-        raise ValueError(f"{name} contains NaN or infinity ({int(np.isnan(data).sum())} NaN, "
-                         f"{int(np.isinf(data).sum())} inf). Remove or impute those values "
-                         "first, for example with sklearn.impute.SimpleImputer.")
-    out = scipy.sparse.csr_matrix((data, csr.indices[:nnz], csr.indptr), shape=(m, d))
-    if not _is_canonical(out):
-        out = out.copy()  # never sort or sum the caller's arrays in place
-        out.sum_duplicates()  # also sorts the indices
-    # scipy may pick int32 indices on construction; the kernels get int64 (one compilation)
-    out.indices = np.asarray(out.indices, dtype=np.int64)
-    out.indptr = np.asarray(out.indptr, dtype=np.int64)
-    _check_magnitude(out, name)
+def check_csr(X, name="X", *, dtype=None, magnitude=True):
+    """Validate a sparse matrix (:func:`fastdr._validation.sparse.check_sparse`) and return
+    it as canonical CSR; with ``magnitude``, refuse values whose squared distances overflow
+    (every metric but the scale-free cosine)."""
+    out = check_sparse(X, name=name, dtype=dtype)
+    if magnitude:
+        _check_magnitude(out, name)
     return out
 
 
@@ -201,35 +92,52 @@ def resolve_metric(metric, p=2, metric_params=None):
         if params:
             raise ValueError(f"metric={metric!r} takes no metric_params with sparse input; "
                              f"got {sorted(params)}.")
-        return kind, 2.0
+        return kind, 2.0, None
     p = params.pop("p", p)
+    w = params.pop("w", None)
     if params:
         raise ValueError(f"metric='minkowski' with sparse input takes only metric_params "
-                         f"{{'p': p}} (no weights 'w'); got {sorted(params)}.")
+                         f"{{'p': p, 'w': weights}}; got {sorted(params)}.")
     if p is None or isinstance(p, bool) or not np.isreal(p) or not p >= 1:
         raise ValueError(f"p must be a real number >= 1 for the minkowski metric, got {p!r}.")
     p = float(p)
+    # weights: the plain metric on columns scaled by w ** (1/p), as on the dense route
+    scale = None if w is None else weighted_minkowski(p, w, None).column_scale
     if p == 1:
-        return codes.MANHATTAN, 2.0
+        return codes.MANHATTAN, 2.0, scale
     if p == 2:
-        return codes.EUCLIDEAN, 2.0
+        return codes.EUCLIDEAN, 2.0, scale
     if np.isinf(p):
-        return codes.CHEBYSHEV, 2.0
-    return codes.MINKOWSKI, p
+        return codes.CHEBYSHEV, 2.0, None
+    return codes.MINKOWSKI, p, scale
 
 
 class SparseIndex:
     """A validated CSR matrix of searched rows, with its row norms and metric."""
 
-    def __init__(self, csr, kind, p):
-        self.csr = csr
+    def __init__(self, csr, kind, p, column_scale=None):
+        if column_scale is not None and column_scale.shape[0] != csr.shape[1]:
+            raise ValueError(f"metric_params['w'] has {column_scale.shape[0]} weights, but the "
+                             f"data have {csr.shape[1]} features; pass one weight per feature.")
+        self.column_scale = column_scale
         self.kind = kind
         self.p = p
+        self.csr = csr = self.prepare(csr)
         sq = kernels.row_sq_norms(csr.data, csr.indptr)
         self.sq_norms = sq
         with np.errstate(divide="ignore"):
             self.inv_norms = np.where(sq > 0, 1.0 / np.sqrt(sq), 0.0)
         self._transposed = None
+
+    def prepare(self, csr):
+        """Rows as the kernels read them: columns scaled (weighted Minkowski) or each row
+        scaled by a power of two (cosine: exact, and its norm stays finite)."""
+        if self.column_scale is not None:
+            data = csr.data * self.column_scale[csr.indices].astype(csr.dtype)
+            csr = scipy.sparse.csr_matrix((data, csr.indices, csr.indptr), shape=csr.shape)
+        if self.kind == codes.COSINE:
+            csr = unit_scale_rows(csr)
+        return csr
 
     def transposed(self):
         """CSR arrays of the transpose (built once, on first use by the product kernel)."""
@@ -261,9 +169,9 @@ def fit(estimator, X):
     ``_fit_X``, ``_squared``, ``_algorithm``...). Trees and NN-descent do not take sparse
     input: like scikit-learn, fastdr warns and uses brute force.
     """
-    csr = check_csr(X)
-    kind, p = resolve_metric(estimator.metric, getattr(estimator, "p", 2),
-                             estimator.metric_params)
+    kind, p, scale = resolve_metric(estimator.metric, getattr(estimator, "p", 2),
+                                    estimator.metric_params)
+    csr = check_csr(X, magnitude=kind != codes.COSINE)
     if estimator.algorithm not in ("auto", "brute"):
         warnings.warn(f"cannot use tree with sparse input: using brute force (algorithm="
                       f"{estimator.algorithm!r} was asked for). Pass algorithm='brute' to "
@@ -278,7 +186,7 @@ def fit(estimator, X):
     estimator._nnd = None
     estimator._nnd_params = _approximate.check_params(getattr(estimator, "algorithm_params",
                                                               None))
-    estimator._sparse_index = SparseIndex(csr, kind, p)
+    estimator._sparse_index = SparseIndex(csr, kind, p, scale)
     return csr
 
 
@@ -296,11 +204,12 @@ def query_points(estimator, X, method):
         return Q.toarray()
     check_feature_names(estimator, X)
     dtype = index.csr.dtype
+    magnitude = index.kind != codes.COSINE
     if issparse(X):
-        Q = check_csr(X, dtype=dtype)
+        Q = check_csr(X, dtype=dtype, magnitude=magnitude)
     else:
         Q = scipy.sparse.csr_matrix(check_array(X).astype(dtype, copy=False))
-        Q = check_csr(Q, dtype=dtype)
+        Q = check_csr(Q, dtype=dtype, magnitude=magnitude)
     check_n_features(estimator, Q, method)
     return Q
 
@@ -318,6 +227,7 @@ def _arrays(index, Q):
     """Kernel arguments of the queries Q: (data, indices, indptr, inverse norms)."""
     if Q is index.csr:
         return Q.data, Q.indices, Q.indptr, index.inv_norms, index.sq_norms
+    Q = index.prepare(Q)
     sq = kernels.row_sq_norms(Q.data, Q.indptr)
     with np.errstate(divide="ignore"):
         inv = np.where(sq > 0, 1.0 / np.sqrt(sq), 0.0)
@@ -417,17 +327,19 @@ def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_j
     CSR). Returns an (m, n) ndarray in X's dtype; the diagonal is exactly 0 when Y is None.
     Time O(m nnz(Y) + n nnz(X)) by merges; no memory besides the result.
     """
-    kind, p = resolve_metric(metric, p, metric_params)
-    Xc = check_csr(X if issparse(X) else scipy.sparse.csr_matrix(check_array(X)))
+    kind, p, scale = resolve_metric(metric, p, metric_params)
+    magnitude = kind != codes.COSINE
+    Xc = check_csr(X if issparse(X) else scipy.sparse.csr_matrix(check_array(X)),
+                   magnitude=magnitude)
     if Y is None:
         Yc = Xc
     else:
         Yc = check_csr(Y if issparse(Y) else scipy.sparse.csr_matrix(check_array(Y, name="Y")),
-                       "Y", dtype=Xc.dtype)
+                       "Y", dtype=Xc.dtype, magnitude=magnitude)
         if Yc.shape[1] != Xc.shape[1]:
             raise ValueError(f"X and Y must have the same number of features; got "
                              f"{Xc.shape[1]} and {Yc.shape[1]}.")
-    index = SparseIndex(Yc, kind, p)
+    index = SparseIndex(Yc, kind, p, scale)
     _check_power(index, Xc)
     m, n = Xc.shape[0], Yc.shape[0]
     check_dense_allocation((m, n), Xc.dtype, what=f"The {m} x {n} distance matrix",
@@ -435,7 +347,8 @@ def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_j
                            "fastdr.NearestNeighbors for k-NN queries that never build it.")
     qd, qi, qp, q_inv, _ = _arrays(index, Xc)
     out = np.empty((m, n), dtype=Xc.dtype)
+    T = index.csr  # the rows as the index holds them (scaled for cosine)
     with parallel_section(n_jobs):
-        kernels.pairwise_merge(kind, p, qd, qi, qp, q_inv, Yc.data, Yc.indices, Yc.indptr,
+        kernels.pairwise_merge(kind, p, qd, qi, qp, q_inv, T.data, T.indices, T.indptr,
                                index.inv_norms, 2 if Y is None else 0, 0, out)
     return out

@@ -182,7 +182,7 @@ def test_tiny_values_whose_squares_underflow_are_refused():
 def test_graph_with_out_of_range_indices_is_refused():
     bad = scipy.sparse.csr_matrix((np.ones(3), np.array([1, 2, 50]), np.array([0, 1, 2, 3])),
                                   shape=(3, 3))
-    with pytest.raises(ValueError, match=r"graph is not a valid CSR matrix .*column indices "
+    with pytest.raises(ValueError, match=r"graph is not a valid sparse matrix.*column indices "
                                          r"must lie in \[0, 3\)"):
         geodesic_distances(bad)
 

@@ -376,8 +376,8 @@ def test_unsupported_metric_parameters_and_mixed_fits_are_refused():
         NearestNeighbors(metric="mahalanobis", metric_params={"M": np.eye(9)}).fit(X)
     with pytest.raises(ValueError, match="p must be a real number >= 1"):
         fastdr.pairwise_distances(X, metric="minkowski", metric_params={"p": 0.5})
-    with pytest.raises(ValueError, match=r"takes only metric_params \{'p': p\}"):
-        fastdr.pairwise_distances(X, metric="minkowski", metric_params={"w": np.ones(9)})
+    with pytest.raises(ValueError, match=r"takes only metric_params \{'p': p, 'w': weights\}"):
+        fastdr.pairwise_distances(X, metric="minkowski", metric_params={"V": np.ones(9)})
     with pytest.raises(ValueError, match="takes no metric_params with sparse input"):
         fastdr.pairwise_distances(X, metric="cosine", metric_params={"p": 3})
     # sparse queries against a dense fit are made dense, as scikit-learn's brute force does
