@@ -222,7 +222,8 @@ default="auto"
         X, mean = self._validate_fit_input(X)
         m, d = X.shape
         sparse = is_sparse(X)
-        want = self.n_components if self.t is None else self.t
+        # t is a fraction of the variance whatever its type: t=1 keeps every component
+        want = self.n_components if self.t is None else float(self.t)
         solver = self.svd_solver
         if solver == "auto":
             solver = resolve_auto(want, X.shape, sparse)
@@ -350,9 +351,19 @@ default="auto"
         ndarray of shape (n_features, n_features)
         """
         check_is_fitted(self, "components_")
+        try:
+            precision = self._precision()
+        except (np.linalg.LinAlgError, ValueError) as exc:  # singular, or inf/NaN entries
+            raise self._singular_model(str(exc).rstrip(".")) from None
+        if not np.isfinite(precision).all():
+            raise self._singular_model("its inverse has non-finite entries")
+        return precision
+
+    def _precision(self):
         d = self.components_.shape[1]
         if self.n_components_ == 0:
-            return np.eye(d) / self.noise_variance_
+            with np.errstate(divide="ignore"):  # a zero noise variance: refused by the caller
+                return np.eye(d) / self.noise_variance_
         if self.noise_variance_ == 0.0:
             return scipy.linalg.inv(self.get_covariance())
         components, diff, noise = self._model_terms()
@@ -363,6 +374,16 @@ default="auto"
         precision /= -(noise**2)
         precision.flat[::d + 1] += 1.0 / noise
         return precision
+
+    def _singular_model(self, detail):
+        """The error for a model whose covariance cannot be inverted (constant or
+        rank-deficient training data, no noise left to spread over the missing directions)."""
+        return np.linalg.LinAlgError(
+            "The fitted PCA model's covariance is singular, so its precision and the "
+            f"log-likelihood (score, score_samples) are undefined ({detail}): the training "
+            "data is constant or spans fewer directions than features. Fit with n_components "
+            "below the data's rank, so that noise_variance_ > 0, on data that varies."
+        )
 
     def score_samples(self, X):
         """Log-likelihood of each sample under probabilistic PCA (Tipping and Bishop, 1999).
@@ -457,11 +478,11 @@ def fitted_from_spectrum(estimator, route, n_components, shape, dtype):
 
 
 def _component_count(values, total, want, m, t):
-    """d': as asked, or chosen from the whole spectrum (float, "mle" or ``t``)."""
+    """d': as asked, or chosen from the whole spectrum (``t``, a float or "mle")."""
+    if t is not None:
+        return n_components_for_ratio(values, float(t))
     if isinstance(want, Integral):
         return int(want)
-    if t is not None:
-        return n_components_for_ratio(values, t)
     if want == "mle":
         return infer_dimension(values / (m - 1), m)
     ratios = np.cumsum(values / total) if total > 0 else np.ones_like(values)

@@ -22,7 +22,8 @@ from .._kernels.spectral.block_product import dense_times_block
 from .._kernels.spectral.gram_product import centred_gram_csr, centred_gram_dense, csr_gram_matrix
 from .._runtime.blas import single_threaded_blas
 from .._runtime.threads import parallel_section
-from ._pca_sparse import is_sparse, unsigned_index_arrays
+from ._centred import _MAX_CANCELLATION
+from ._pca_sparse import centring_loss, is_sparse, unsigned_index_arrays
 
 
 def gram_route_applies(X):
@@ -164,7 +165,11 @@ def gram_arpack_top(X, mean, k, *, tol, v0, gram=None):
     """
     if gram is not None:
         operator = explicit_gram_operator(X, mean, gram=gram)
-    elif explicit_gram_applies(X):
+    elif explicit_gram_applies(X) and not (
+            is_sparse(X) and centring_loss(X, mean) > _MAX_CANCELLATION):
+        # a sparse X is never centred in a copy (that would fill it in), so where the
+        # explicit matrix would cancel digits the product operator (whose error grows with
+        # the square root of that loss only) is taken instead
         operator = explicit_gram_operator(X, mean)
     else:
         operator = gram_operator(X, mean)

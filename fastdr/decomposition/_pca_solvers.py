@@ -353,6 +353,11 @@ def fit_truncated(X, k, solver, params, mean=None):
         A, mean, total = centred_data(X, prefer_copy=solver == "arpack", mean=mean)
     if not np.isfinite(total):
         raise ValueError(f"{SCATTER} has non-finite entries (inf or NaN). {REMEDY}")
+    if solver == "arpack" and total <= 0:  # ARPACK's start vector would be projected to 0
+        raise ValueError(
+            "X has no variance: every sample is the same point, so svd_solver='arpack' has "
+            "no direction to iterate on. Use svd_solver='covariance_eigh', which returns zero "
+            "variances for such data, or check the data.")
     if A is None:
         v0 = check_random_state(params.random_state).uniform(-1, 1, X.shape[1])
         singular, vectors, left = gram_arpack_top(base, shift, k, tol=params.tol, v0=v0,
