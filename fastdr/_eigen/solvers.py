@@ -118,14 +118,27 @@ def _shift_invert_bottom(A, k, tol, max_iter, v0):
 
 
 def lobpcg_pairs(A, k, largest, tol, max_iter, rng):
+    """k extreme pairs by LOBPCG on an oversampled block.
+
+    The block holds ``max(2k, k + 8)`` vectors (at most n): LOBPCG's convergence rate for
+    the k-th pair depends on the gap to the first pair outside the block, and a block of
+    exactly k stalls where that gap is small or where a null space (a centred kernel's) sits
+    next to the wanted pairs. Convergence is judged by residuals relative to the largest
+    wanted eigenvalue's magnitude where it exceeds 1 (absolute below: bottom pairs near 0,
+    as LLE's, have no scale of their own).
+    """
     n = A.shape[0]
-    X = rng.standard_normal((n, k))
+    block = min(n, max(2 * k, k + 8))
+    X = rng.standard_normal((n, block))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         values, vectors = scipy.sparse.linalg.lobpcg(
             A, X, tol=tol or None, maxiter=max_iter or 200, largest=largest
         )
-    residual_tol = tol or np.sqrt(np.finfo(np.float64).eps) * n
+    keep = np.argsort(-values if largest else values, kind="stable")[:k]
+    values, vectors = values[keep], vectors[:, keep]
+    scale = max(float(np.abs(values).max(initial=0.0)), 1.0)
+    residual_tol = (tol or np.sqrt(np.finfo(np.float64).eps) * n) * scale
     residuals = np.linalg.norm(A @ vectors - vectors * values, axis=0)
     if residuals.max() > 10 * residual_tol:
         raise EigenSolverError(

@@ -12,6 +12,7 @@ import scipy.linalg
 import scipy.sparse.linalg
 import sklearn.decomposition
 
+import fastdr
 from fastdr._eigen.solvers import block_krylov_pairs
 from fastdr.decomposition import KernelPCA
 from fastdr.decomposition import _kernel_pca_spectrum as spectrum
@@ -176,3 +177,15 @@ def test_a_guess_that_misses_the_top_eigenvector_still_finds_it():
                                         start=V[:, 1:4])
     np.testing.assert_allclose(np.sort(found)[::-1], [10.0, 9.0], rtol=1e-10)
     assert abs(vectors[:, np.argmax(found)] @ V[:, 0]) > 1 - 1e-10
+
+
+@pytest.mark.parametrize("kernel", ["cosine", "linear", "rbf", "poly"])
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_lobpcg_converges_on_small_easy_problems(kernel, k):
+    # a block of exactly k vectors stalled here (cosine and linear kernels: centred, of
+    # rank 5, with small gaps next to the wanted pairs)
+    for seed in range(6):
+        X = np.random.default_rng(seed).normal(size=(60, 5))
+        got = fastdr.KernelPCA(k, kernel=kernel, eigen_solver="lobpcg", random_state=0).fit(X)
+        want = fastdr.KernelPCA(k, kernel=kernel, eigen_solver="dense").fit(X)
+        np.testing.assert_allclose(got.eigenvalues_, want.eigenvalues_, rtol=1e-6)
