@@ -33,8 +33,9 @@ def check_symmetric(A, what, *, asymmetry=None, biggest=None):
     dtype = np.dtype(A.dtype) if np.dtype(A.dtype) in SYMMETRY_RTOL else np.dtype(np.float64)
     if asymmetry > SYMMETRY_RTOL[dtype] * biggest:
         raise ValueError(
-            f"{what} must be symmetric; the largest asymmetry |A - A.T| is {asymmetry:.3g} "
-            f"(largest entry {biggest:.3g}). Pass (A + A.T) / 2 if the asymmetry is round-off."
+            f"Array must be symmetric: {what} is not (the largest asymmetry |A - A.T| is "
+            f"{asymmetry:.3g}, the largest entry {biggest:.3g}). Pass (A + A.T) / 2 if the "
+            "asymmetry is round-off."
         )
 
 
@@ -64,7 +65,7 @@ def check_precomputed_square(A, what, *, negative_ok, n_jobs=None):
     A = check_array(A, name=what, min_samples=2)
     if A.shape[0] != A.shape[1]:
         raise ValueError(
-            f"{what} must be square (n_samples, n_samples); got shape {A.shape}. With a "
+            f"array must be 2-dimensional and square: {what} has shape {A.shape}. With a "
             "precomputed metric or kernel, pass the matrix between the training samples."
         )
     with parallel_section(n_jobs):

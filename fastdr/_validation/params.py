@@ -24,7 +24,8 @@ class Interval:
     kind : numbers.Integral or numbers.Real
         Integers only (bools excluded), or any real number (ints included).
     left, right : number or None
-        Bounds; None means unbounded (infinity itself is never accepted there).
+        Bounds; None means unbounded, infinity itself included where that side is closed
+        (as in scikit-learn: ``Interval(Real, 0, None, closed="both")`` accepts ``inf``).
     closed : {"left", "right", "both", "neither"}
         Which bounds are allowed values.
     """
@@ -35,8 +36,12 @@ class Interval:
     def is_satisfied_by(self, value):
         if isinstance(value, bool) or not isinstance(value, self.kind):
             return False
-        if not -np.inf < value < np.inf:  # also NaN
+        if value != value:  # NaN
             return False
+        if value == np.inf:  # only where the range is unbounded and closed above
+            return self.right is None and self.closed in ("right", "both")
+        if value == -np.inf:
+            return self.left is None and self.closed in ("left", "both")
         if self.left is not None:
             if value < self.left or (value == self.left and self.closed in ("right", "neither")):
                 return False
@@ -49,8 +54,8 @@ class Interval:
         kind = "an int" if self.kind is numbers.Integral else "a float"
         lo = "-inf" if self.left is None else repr(self.left)
         hi = "inf" if self.right is None else repr(self.right)
-        opening = "[" if self.left is not None and self.closed in ("left", "both") else "("
-        closing = "]" if self.right is not None and self.closed in ("right", "both") else ")"
+        opening = "[" if self.closed in ("left", "both") else "("
+        closing = "]" if self.closed in ("right", "both") else ")"
         return f"{kind} in the range {opening}{lo}, {hi}{closing}"
 
 
@@ -169,7 +174,7 @@ VERBOSE = [Interval(numbers.Integral, 0, None, closed="left"), "boolean"]
 
 
 def check_scalar(value, name, kinds, *, min_value=None, max_value=None, include_min=True,
-                 include_max=True, allow_none=False):
+                 include_max=True, allow_none=False, allow_inf=False):
     """Check a scalar parameter's type and range; return it.
 
     Parameters
@@ -186,6 +191,8 @@ def check_scalar(value, name, kinds, *, min_value=None, max_value=None, include_
         Whether the bounds are allowed values.
     allow_none : bool
         Accept ``None`` (returned as is).
+    allow_inf : bool
+        Accept +inf (within the bounds); NaN is never accepted.
     """
     if value is None and allow_none:
         return None
@@ -195,7 +202,7 @@ def check_scalar(value, name, kinds, *, min_value=None, max_value=None, include_
         raise TypeError(f"{name} must be an int, got {value!r} of type {type(value).__name__}.")
     if kinds == "real" and not is_real:
         raise TypeError(f"{name} must be a number, got {value!r} of type {type(value).__name__}.")
-    if is_real and not np.isfinite(value):
+    if is_real and not np.isfinite(value) and not (allow_inf and value == np.inf):
         raise ValueError(f"{name} must be finite, got {value!r}.")
     if min_value is not None:
         bad = value < min_value if include_min else value <= min_value
@@ -218,6 +225,14 @@ def check_option(value, name, options):
         raise ValueError(f"{name} must be one of {choices}; got {value!r}.")
     return value
 
+
+
+def check_graph_mode(mode):
+    """Check a neighbour graph's ``mode`` (scikit-learn's message); return it."""
+    if not isinstance(mode, str) or mode not in ("connectivity", "distance"):
+        raise ValueError('Unsupported mode, must be one of "connectivity", or "distance" but '
+                         f'got "{mode}" instead')
+    return mode
 
 
 def check_n_components(n_components, max_components, *, estimator, limit, allow_none=True):

@@ -9,7 +9,7 @@ from .._distance.metric import resolve_metric
 from .._kernels.knn.vote import class_votes, weighted_means
 from .._runtime.threads import parallel_section
 from .._validation.arrays import check_classification_targets, check_is_fitted
-from .._validation.params import check_option, check_scalar
+from .._validation.params import check_graph_mode, check_option, check_scalar
 from ..neighbors._base import check_k, reported_distances
 from ..neighbors._predict import neighbour_weights, scaled_targets
 from ..neighbors._search import EXACT_ALGORITHMS, choose_algorithm, knn_csr
@@ -212,7 +212,7 @@ class NearestNeighbors(_DaskNeighborsBase):
         scipy.sparse.csr_matrix of shape (n_queries, n_samples_fit)
             O(m k) memory on the client.
         """
-        check_option(mode, "mode", ("connectivity", "distance"))
+        check_graph_mode(mode)
         dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
         dist, ind = dask.compute(dist, ind)
         return knn_csr(dist, ind, mode, self.n_samples_fit_)

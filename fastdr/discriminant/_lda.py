@@ -323,8 +323,9 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
         self.means_ = means
         self.priors_ = priors
         self.xbar_ = priors @ means
-        self.coef_ = coef
-        self.intercept_ = intercept
+        # in X's float dtype, as scikit-learn's (the scores keep float64 internally)
+        self.coef_ = np.asarray(coef).astype(dtype, copy=False)
+        self.intercept_ = np.asarray(intercept).astype(dtype, copy=False)
         self.n_features_in_ = d
         self._dtype = dtype
         self._fit_solver = solver

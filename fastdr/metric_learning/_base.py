@@ -106,11 +106,11 @@ class MahalanobisMixin(TransformerMixin):
         return pairwise_distances(X_arr, Y, metric=self, n_jobs=n_jobs)
 
 
-def check_labelled_data(X, y, learner, needs=""):
+def check_labelled_data(X, y, learner, needs="", min_classes=2):
     """The input checks every supervised metric learner shares.
 
     X must be finite, of at least two rows, with values small enough for squared distances;
-    y must hold at least two classes.
+    y must hold at least ``min_classes`` classes.
 
     Parameters
     ----------
@@ -120,6 +120,9 @@ def check_labelled_data(X, y, learner, needs=""):
         The learner's name, for the messages.
     needs : str
         Why two classes are needed, appended to "needs at least 2 classes".
+    min_classes : {1, 2}
+        1 where one class is a valid (if trivial) problem: NCA's objective is then constant
+        and its fit returns the initial map, as scikit-learn's does.
 
     Returns
     -------
@@ -132,7 +135,7 @@ def check_labelled_data(X, y, learner, needs=""):
     X, y = check_X_y(X, y, min_samples=2)
     check_distance_magnitude(X)
     classes, codes = check_classification_targets(y, min_classes=1)
-    if classes.shape[0] < 2:
+    if classes.shape[0] < min_classes:
         raise ValueError(
             f"{learner} needs at least 2 classes{needs}; y has a single class "
             f"({classes[0].tolist()!r}). "

@@ -343,7 +343,7 @@ default="auto"
         """
         self._check_params()
         record_feature_names(self, X)
-        X, classes, codes = check_labelled_data(X, y, type(self).__name__)
+        X, classes, codes = check_labelled_data(X, y, type(self).__name__, min_classes=1)
         m, d = X.shape
         if self.n_components is not None and self.n_components > d:
             raise ValueError(

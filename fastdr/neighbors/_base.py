@@ -19,7 +19,7 @@ from .._validation.params import (
     Interval,
     Satisfies,
     StrOptions,
-    check_option,
+    check_graph_mode,
     check_scalar,
     validate_params,
 )
@@ -103,9 +103,20 @@ class NeighborsBase(BaseEstimator):
         -------
         scipy.sparse.csr_matrix
         """
-        check_option(mode, "mode", ("connectivity", "distance"))
+        check_graph_mode(mode)
         dist, ind = self.kneighbors(X, n_neighbors, return_distance=True)
         return _search.knn_csr(dist, ind, mode, self.n_samples_fit_)
+
+    def _fastdr_tags(self):
+        # a precomputed X is (queries, training points): cross-validation slices both axes
+        return {"input_tags.pairwise": self.metric == "precomputed",
+                "input_tags.sparse": True}
+
+    @property
+    def _fit_method(self):
+        """The search the fit chose, by scikit-learn's name for this attribute ("brute",
+        "kd_tree", or fastdr's "nndescent")."""
+        return self._algorithm
 
     def _fit_neighbors(self, X):
         self._sparse_index = None  # sparse hook: set by the sparse fit
@@ -267,7 +278,7 @@ class NeighborsBase(BaseEstimator):
         return self._metric.reported(sq_dist).astype(self._fit_X.dtype, copy=False)
 
     def _radius_csr(self, Q, radius):
-        check_scalar(radius, "radius", "real", min_value=0)
+        check_scalar(radius, "radius", "real", min_value=0, allow_inf=True)
         if getattr(self, "_sparse_index", None) is not None:  # sparse hook
             out = _sparse_search.radius(self._sparse_index, Q, radius, Q is None, self.n_jobs)
             check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")

@@ -42,7 +42,7 @@ def neighbour_weights(sq_dist, weights, dtype, n_jobs, *, squared=True):
     -------
     ndarray of shape (n_queries, n_neighbors), float64
     """
-    if weights == "uniform":
+    if weights is None or weights == "uniform":  # None: scikit-learn's alias of "uniform"
         return np.ones(sq_dist.shape, dtype=np.float64)
     dist = np.sqrt(sq_dist) if squared else sq_dist
     if weights == "distance":
@@ -65,9 +65,9 @@ def neighbour_weights(sq_dist, weights, dtype, n_jobs, *, squared=True):
     zero_rows = np.flatnonzero(~(w > 0).any(axis=1))
     if zero_rows.size:
         raise ValueError(
-            "All neighbors of some sample is getting zero weights (rows "
-            f"{zero_rows[:5].tolist()}{'...' if zero_rows.size > 5 else ''} of X). Please "
-            "modify 'weights' to avoid this case if you are using a user-defined function."
+            "All neighbors of some sample is getting zero weights. Please modify 'weights' "
+            "to avoid this case if you are using a user-defined function. (Rows "
+            f"{zero_rows[:5].tolist()}{'...' if zero_rows.size > 5 else ''} of X.)"
         )
     return _row_normalised(w)
 
@@ -93,7 +93,7 @@ def scaled_targets(y):
 class _KNeighborsSupervised(NeighborsBase):
     _parameter_constraints = {
         **NeighborsBase._parameter_constraints,
-        "weights": [StrOptions(_WEIGHTS), callable],
+        "weights": [StrOptions(_WEIGHTS), callable, None],
     }
 
     def __init__(self, n_neighbors=5, *, weights="uniform", algorithm="auto", leaf_size=30,
@@ -117,7 +117,7 @@ class _KNeighborsSupervised(NeighborsBase):
         Q = self._query_points(X, method)
         sq_dist, indices = self._kneighbors_sq(Q, self.n_neighbors)
         log.done(f"k-NN search ({self._algorithm}, k={self.n_neighbors})")
-        if self.weights == "uniform":
+        if self.weights is None or self.weights == "uniform":
             return indices, neighbour_weights(sq_dist, "uniform", None, None)
         # the metric's own distances (scikit-learn weights sqeuclidean by 1/d^2, too)
         dist = self._metric.reported(sq_dist)
@@ -131,7 +131,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
     Parameters
     ----------
     n_neighbors : int, default=5
-    weights : {"uniform", "distance"} or callable, default="uniform"
+    weights : {"uniform", "distance"}, callable or None, default="uniform"
         ``"distance"`` weights each neighbour by 1/d; a query that coincides with training
         points takes its vote from those points only (no division by zero). A callable maps
         the (n_queries, k) distance array to weights of the same shape.
@@ -192,7 +192,8 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
             y = y.ravel()
         self.outputs_2d_ = y.ndim == 2
         columns = y if self.outputs_2d_ else y[:, None]
-        classes, codes = zip(*(check_classification_targets(columns[:, j])
+        # one class is a valid (if trivial) classifier, as in scikit-learn
+        classes, codes = zip(*(check_classification_targets(columns[:, j], min_classes=1)
                                for j in range(columns.shape[1])), strict=True)
         self.classes_ = list(classes) if self.outputs_2d_ else classes[0]
         self._y_codes = [np.ascontiguousarray(c) for c in codes]
@@ -243,7 +244,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
     Parameters
     ----------
     n_neighbors : int, default=5
-    weights : {"uniform", "distance"} or callable, default="uniform"
+    weights : {"uniform", "distance"}, callable or None, default="uniform"
         As in :class:`KNeighborsClassifier`.
     algorithm : {"auto", "brute", "kd_tree", "ball_tree", "nndescent"}, default="auto"
         As in :class:`NearestNeighbors`: ``"nndescent"`` builds an approximate k-NN graph at

@@ -5,7 +5,7 @@ from numbers import Real
 import numpy as np
 
 from .._runtime.progress import StageLog
-from .._validation.params import Interval, check_option
+from .._validation.params import Interval, check_graph_mode
 from . import _approximate, _search
 from ._base import NeighborsBase
 
@@ -92,7 +92,7 @@ class NearestNeighbors(NeighborsBase):
 
     _parameter_constraints = {
         **NeighborsBase._parameter_constraints,
-        "radius": [Interval(Real, 0, None, closed="left")],
+        "radius": [Interval(Real, 0, None, closed="both")],
     }
 
     def __init__(self, *, n_neighbors=5, radius=1.0, algorithm="auto", leaf_size=30,
@@ -150,7 +150,7 @@ class NearestNeighbors(NeighborsBase):
         indptr, indices, sq_dist = self._radius_search(X, radius, "radius_neighbors")
         if sort_results:
             if not return_distance:
-                raise ValueError("sort_results=True needs return_distance=True.")
+                raise ValueError("return_distance must be True if sort_results is True.")
             indices, sq_dist = _sorted_by_distance(indptr, indices, sq_dist)
         dist = self._to_reported(sq_dist)
         ind_rows = np.empty(indptr.shape[0] - 1, dtype=object)
@@ -178,7 +178,7 @@ class NearestNeighbors(NeighborsBase):
         -------
         scipy.sparse.csr_matrix
         """
-        check_option(mode, "mode", ("connectivity", "distance"))
+        check_graph_mode(mode)
         indptr, indices, sq_dist = self._radius_search(X, radius, "radius_neighbors_graph")
         if sort_results:
             indices, sq_dist = _sorted_by_distance(indptr, indices, sq_dist)
@@ -243,7 +243,7 @@ def kneighbors_graph(X, n_neighbors, *, mode="connectivity", metric="minkowski",
 
 
 def _graph_with_self(nn, k, mode):
-    check_option(mode, "mode", ("connectivity", "distance"))
+    check_graph_mode(mode)
     nn._check_k(k, self_query=False)
     Q = nn._fit_X
     m = Q.shape[0]
@@ -284,6 +284,6 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", metric="minkowski"
                           algorithm=algorithm, n_jobs=n_jobs).fit(X)
     if not include_self:
         return nn.radius_neighbors_graph(None, radius, mode=mode)
-    check_option(mode, "mode", ("connectivity", "distance"))
+    check_graph_mode(mode)
     indptr, indices, sq = nn._radius_csr(nn._fit_X, radius)
     return nn._radius_graph(indptr, indices, sq, mode)

@@ -454,12 +454,13 @@ def test_kernel_pca_bad_input(rng, monkeypatch):
                        r"'laplacian' instead\."):
         KernelPCA(kernel="laplacian").fit(X)
     K = reference.kernel_matrix(X, X, "rbf", 0.5)
-    with pytest.raises(ValueError, match=r"The precomputed kernel matrix must be square "
-                       r"\(n_samples, n_samples\); got shape \(20, 19\)"):
+    with pytest.raises(ValueError, match=r"array must be 2-dimensional and square: The precomputed "
+                       r"kernel matrix has shape \(20, 19\)"):
         KernelPCA(kernel="precomputed").fit(K[:, :19])
     asym = K.copy()
     asym[0, 1] += 0.1
-    with pytest.raises(ValueError, match="The precomputed kernel matrix must be symmetric"):
+    with pytest.raises(ValueError,
+                       match="Array must be symmetric: The precomputed kernel matrix is not"):
         KernelPCA(kernel="precomputed").fit(asym)
     pre = KernelPCA(n_components=2, kernel="precomputed").fit(K)
     with pytest.raises(ValueError, match=r"The precomputed kernel has 19 columns, but "

@@ -154,13 +154,13 @@ def test_bad_input(rng, monkeypatch):
                                  r"in the range \[1, inf\) or a float in the range \(0, 1\]\. "
                                  rf"Got {t!r} instead\.$"):
             ClassicalMDS(n_components=t).fit(X)
-    with pytest.raises(ValueError, match=r"The precomputed distance matrix must be square "
-                       r"\(n_samples, n_samples\); got shape \(20, 5\)"):
+    with pytest.raises(ValueError, match=r"array must be 2-dimensional and square: The precomputed "
+                       r"distance matrix has shape \(20, 5\)"):
         ClassicalMDS(metric="precomputed").fit(X)
     asym = D.copy()
     asym[0, 5] += 1e-3
-    with pytest.raises(ValueError, match="The precomputed distance matrix must be symmetric; "
-                       "the largest asymmetry"):
+    with pytest.raises(ValueError, match=r"Array must be symmetric: The precomputed distance "
+                       r"matrix is not \(the largest asymmetry"):
         ClassicalMDS(metric="precomputed").fit(asym)
     negative = D.copy()
     negative[0, 5] = negative[5, 0] = -1.0

@@ -126,7 +126,7 @@ def test_non_psd_matrix_is_rejected(rng):
     ({}, "Mahalanobis needs exactly one of M, components or weights; got none"),
     ({"M": np.eye(2), "weights": [1.0, 1.0]}, "got M, weights"),
     ({"M": np.ones((2, 3))}, r"M must be a square matrix, got shape \(2, 3\)"),
-    ({"M": np.array([[1.0, 2.0], [0.0, 1.0]])}, "M must be symmetric"),
+    ({"M": np.array([[1.0, 2.0], [0.0, 1.0]])}, "Array must be symmetric: M is not"),
     ({"M": np.array([[1.0, np.nan], [np.nan, 1.0]])}, "M contains NaN or infinity"),
     ({"components": np.array([[np.inf, 1.0]])}, "components contains NaN or infinity"),
     ({"components": np.array([1.0, 2.0])}, "Expected a 2-D array for components"),

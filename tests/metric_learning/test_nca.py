@@ -374,11 +374,13 @@ def test_nonfinite_input_is_rejected(rng, bad):
         NeighborhoodComponentsAnalysis().fit(X, y)
 
 
-def test_single_class_is_rejected(rng):
+def test_single_class_returns_the_initial_map_as_scikit_learn(rng):
+    # one class: every point's neighbours share its class, the objective is constant and its
+    # gradient zero, so the fit stops at the start (scikit-learn's test_one_class)
     X, _, _ = _problem(rng)
-    with pytest.raises(ValueError, match="NeighborhoodComponentsAnalysis needs at least 2 "
-                                         "classes; y has a single class"):
-        NeighborhoodComponentsAnalysis().fit(X, np.ones(X.shape[0]))
+    est = NeighborhoodComponentsAnalysis(init="identity").fit(X, np.ones(X.shape[0]))
+    np.testing.assert_array_equal(est.transform(X), X)
+    assert est.n_iter_ == 0
 
 
 def test_n_components_larger_than_d_is_rejected(rng):
