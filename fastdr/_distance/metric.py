@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernels.codes import CHEBYSHEV, COSINE, MANHATTAN, MINKOWSKI
+from .._kernels.codes import BRAYCURTIS, CANBERRA, CHEBYSHEV, COSINE, MANHATTAN, MINKOWSKI
 from .._validation.arrays import check_array
 from .._validation.matrices import check_symmetric
 from ..exceptions import NotFittedError
@@ -33,7 +33,8 @@ MANHATTAN_NAMES = ("manhattan", "cityblock", "l1")
 CHEBYSHEV_NAMES = ("chebyshev", "infinity")
 #: Every string ``metric`` of the neighbour estimators and ``pairwise_distances``.
 NEIGHBOR_METRICS = ("minkowski", "euclidean", "l2", "sqeuclidean", *MANHATTAN_NAMES,
-                    *CHEBYSHEV_NAMES, "cosine", "mahalanobis", "precomputed")
+                    *CHEBYSHEV_NAMES, "cosine", "mahalanobis", "seuclidean", "correlation",
+                    "braycurtis", "canberra", "precomputed")
 
 
 def mahalanobis_factor(M, n_features=None, name="M"):
@@ -161,6 +162,8 @@ class Metric:
         Weighted Minkowski: columns are multiplied by ``w ** (1/p)`` first.
     func : callable or None
         ``"callable"`` route: ``func(x, y, **func_params)`` for one pair of rows.
+    centre_rows : bool
+        ``"cosine"`` route: subtract each row's mean first (the correlation distance).
     """
 
     route: str
@@ -172,6 +175,7 @@ class Metric:
     p: float = 2.0
     column_scale: object = None
     func: object = None
+    centre_rows: bool = False
 
     def reported(self, reduced):
         """Reduced kernel values (float64) -> the metric's distances (float64)."""
@@ -198,6 +202,8 @@ class Metric:
         if self.route == "minkowski" and self.column_scale is not None:
             return np.ascontiguousarray(X * self.column_scale.astype(X.dtype))
         if self.route == "cosine":
+            if self.centre_rows:
+                X = X - X.mean(axis=1, keepdims=True, dtype=np.float64).astype(X.dtype)
             X = unit_scale_rows(X)  # exact; keeps the norms finite at any scale
             norms = np.sqrt(np.einsum("ij,ij->i", X, X))
             norms[norms == 0] = 1
@@ -276,13 +282,37 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
         linear_map, squared = resolve_metric(name, params, n_features)
         return Metric("euclidean", metric, dict(metric_params or {}), linear_map=linear_map,
                       squared=squared)
+    if metric == "seuclidean":
+        return _standardised_euclidean(params, n_features)
     if params:
         raise ValueError(f"metric={metric!r} takes no metric_params; got {sorted(params)}.")
+    if metric == "braycurtis":
+        return Metric("minkowski", metric, kind=BRAYCURTIS, p=1.0)
+    if metric == "canberra":
+        return Metric("minkowski", metric, kind=CANBERRA, p=1.0)
+    if metric == "correlation":
+        return Metric("cosine", metric, kind=COSINE, centre_rows=True)
     if metric in MANHATTAN_NAMES:
         return Metric("minkowski", metric, kind=MANHATTAN, p=1.0)
     if metric in CHEBYSHEV_NAMES:
         return Metric("minkowski", metric, kind=CHEBYSHEV, p=math.inf)
     return Metric("cosine", metric, kind=COSINE)
+
+
+def _standardised_euclidean(params, n_features):
+    """``seuclidean``: the Euclidean distance on columns divided by ``sqrt(V)``."""
+    V = params.pop("V", None)
+    if V is None or params:
+        raise ValueError("metric='seuclidean' takes metric_params={'V': variances} (one "
+                         f"positive variance per feature); got {sorted(params) or 'none'}. "
+                         "Pass V=X.var(axis=0, ddof=1) for the training data's variances.")
+    V = check_array(np.reshape(np.asarray(V, dtype=np.float64), (1, -1)), name="V")[0]
+    if n_features is not None and V.shape[0] != n_features:
+        raise ValueError(f"metric_params['V'] has {V.shape[0]} variances, but the data have "
+                         f"{n_features} features; pass one per feature.")
+    if not (V > 0).all():
+        raise ValueError("metric_params['V'] must hold positive variances; got a value <= 0.")
+    return Metric("euclidean", "seuclidean", {"V": V}, linear_map=np.diag(1.0 / np.sqrt(V)))
 
 
 def weighted_minkowski(p, w, n_features):

@@ -18,11 +18,14 @@ code                    int  key of a pair of rows x, y
 ``CHEBYSHEV``           3    ``max |x_c - y_c|``
 ``MINKOWSKI``           4    ``sum |x_c - y_c|^p`` (the caller takes the ``1/p``-th power)
 ``COSINE``              5    ``1 - cos(x, y)``, clipped to [0, 2]
+``BRAYCURTIS``          6    ``sum |x_c - y_c| / sum |x_c + y_c|`` (0 when both are 0)
+``CANBERRA``            7    ``sum |x_c - y_c| / (|x_c| + |y_c|)`` (0/0 terms count 0)
 ======================  ===  =========================================================
 
 Not every kernel takes every code: the blocked dense kernels
-(:mod:`.distances.minkowski`) take MANHATTAN, CHEBYSHEV, MINKOWSKI and COSINE (Euclidean
-goes by GEMM); the sparse kernels (:mod:`.distances.sparse`) take all six; NN-descent
+(:mod:`.distances.minkowski`) take MANHATTAN, CHEBYSHEV, MINKOWSKI, COSINE, BRAYCURTIS and
+CANBERRA (Euclidean goes by GEMM); the sparse kernels (:mod:`.distances.sparse`) take the
+first six; NN-descent
 (:mod:`.nndescent`) selects on SQEUCLIDEAN or MANHATTAN keys and computes exact SQEUCLIDEAN,
 MANHATTAN or COSINE distances. The kernel-matrix codes of KernelPCA (linear, poly, sigmoid,
 cosine kernels) are another idea and live in :mod:`.spectral.kernel_matrix`.
@@ -34,3 +37,5 @@ MANHATTAN = 2
 CHEBYSHEV = 3
 MINKOWSKI = 4
 COSINE = 5
+BRAYCURTIS = 6
+CANBERRA = 7

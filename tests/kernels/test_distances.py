@@ -17,7 +17,9 @@ from .. import reference
 KINDS = {"manhattan": (codes.MANHATTAN, 1.0, "cityblock"),
          "chebyshev": (codes.CHEBYSHEV, 1.0, "chebyshev"),
          "power": (codes.MINKOWSKI, 3.0, "minkowski"),
-         "cosine": (codes.COSINE, 1.0, "cosine")}
+         "cosine": (codes.COSINE, 1.0, "cosine"),
+         "braycurtis": (codes.BRAYCURTIS, 1.0, "braycurtis"),
+         "canberra": (codes.CANBERRA, 1.0, "canberra")}
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -51,6 +53,9 @@ def _metric_rows(rng, shape, kind, dtype):
     X = rng.standard_normal(shape)
     if kind == codes.COSINE:
         X /= np.linalg.norm(X, axis=1, keepdims=True)
+    if kind in (codes.BRAYCURTIS, codes.CANBERRA):
+        X = np.abs(X)  # scipy's convention: non-negative data (the 0/0 terms count 0)
+        X[:, 0] = 0.0
     return X.astype(dtype)
 
 

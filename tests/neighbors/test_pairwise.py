@@ -91,7 +91,8 @@ def test_mahalanobis_without_matrix_is_explained():
 
 def test_unknown_metric_lists_the_valid_ones():
     with pytest.raises(ValueError, match=r"Unknown metric 'hamming': metric must be one of "
-                       r"'minkowski', 'euclidean', .*'cosine', 'mahalanobis', 'precomputed'"):
+                       r"'minkowski', 'euclidean', .*'cosine', 'mahalanobis', .*'canberra', "
+                       r"'precomputed'"):
         pairwise_distances(np.ones((3, 2)), metric="hamming")
 
 

@@ -22,13 +22,22 @@ def reduced_distances(X, Y, kind, p=1.0):
     """Reduced Minkowski-family or cosine distances by broadcasting, in float64.
 
     kind "manhattan": sum |x - y|; "chebyshev": max |x - y|; "power": sum |x - y|^p;
-    "cosine": 1 - x.y clipped to [0, 2] (on rows normalised by the caller).
+    "cosine": 1 - x.y clipped to [0, 2] (on rows normalised by the caller); "braycurtis":
+    sum |x - y| / sum |x + y| (0 for 0/0); "canberra": sum |x - y| / (|x| + |y|) over the
+    features where the denominator is not 0.
     """
     X = np.asarray(X, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
     if kind == "cosine":
         return np.clip(1.0 - X @ Y.T, 0.0, 2.0)
     diff = np.abs(X[:, None, :] - Y[None, :, :])
+    if kind == "braycurtis":
+        den = np.abs(X[:, None, :] + Y[None, :, :]).sum(-1)
+        num = diff.sum(-1)
+        return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+    if kind == "canberra":
+        den = np.abs(X)[:, None, :] + np.abs(Y)[None, :, :]
+        return np.divide(diff, den, out=np.zeros_like(diff), where=den > 0).sum(-1)
     if kind == "manhattan":
         return diff.sum(-1)
     if kind == "chebyshev":

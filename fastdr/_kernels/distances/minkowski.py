@@ -9,7 +9,9 @@ reassociating a sum). Every kernel works on *reduced* distances, ``kind`` being 
 * ``CHEBYSHEV``: ``max |q - t|``;
 * ``MINKOWSKI``: ``sum |q - t|^p`` (the caller takes the ``1/p``-th power);
 * ``COSINE``: ``1 - q.t`` clipped to [0, 2], on rows the caller normalised, by one GEMM per
-  tile.
+  tile;
+* ``BRAYCURTIS``: ``sum |q - t| / sum |q + t|`` (0 when the denominator is 0);
+* ``CANBERRA``: ``sum |q - t| / (|q| + |t|)`` over the features where ``|q| + |t| > 0``.
 
 Parallel over blocks of query rows; each iteration owns its rows of the outputs. The k-NN
 selection is the bounded heap of :mod:`fastdr._kernels.heap` (ties by the smaller index).
@@ -20,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..blocks import block_span, skipped_target
-from ..codes import CHEBYSHEV, COSINE, MANHATTAN
+from ..codes import BRAYCURTIS, CANBERRA, CHEBYSHEV, COSINE, MANHATTAN
 from ..heap import empty_heap, empty_heaps, heap_sort_into, heaps_sort_into
 from ..knn.brute import select_row_candidates
 
@@ -59,6 +61,23 @@ def minkowski_row(q, t_block, n_valid, kind, p, acc):
                 diff = abs(qf - np.float64(t_block[f, c]))
                 prev = acc[c]
                 acc[c] = diff if diff > prev else prev  # a select: vectorises
+    elif kind == CANBERRA:
+        for f in range(d):
+            qf = np.float64(q[f])
+            for c in range(n_valid):
+                tf = np.float64(t_block[f, c])
+                den = abs(qf) + abs(tf)
+                acc[c] += abs(qf - tf) / den if den > 0.0 else 0.0
+    elif kind == BRAYCURTIS:
+        for f in range(d):
+            qf = np.float64(q[f])
+            for c in range(n_valid):
+                acc[c] += abs(qf - np.float64(t_block[f, c]))
+        for c in range(n_valid):
+            den = 0.0
+            for f in range(d):
+                den += abs(np.float64(q[f]) + np.float64(t_block[f, c]))
+            acc[c] = acc[c] / den if den > 0.0 else 0.0
     else:
         for f in range(d):
             qf = np.float64(q[f])
