@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._kernels import codes
 from .._kernels.codes import BRAYCURTIS, CANBERRA, CHEBYSHEV, COSINE, MANHATTAN, MINKOWSKI
 from .._validation.arrays import check_array
 from .._validation.matrices import check_symmetric
@@ -31,10 +32,13 @@ from .scaling import unit_scale_rows
 METRICS = ("euclidean", "sqeuclidean", "mahalanobis")
 MANHATTAN_NAMES = ("manhattan", "cityblock", "l1")
 CHEBYSHEV_NAMES = ("chebyshev", "infinity")
+#: scipy's boolean dissimilarities, of ``x != 0`` (scikit-learn converts to bool as well)
+BOOLEAN_METRICS = ("dice", "jaccard", "rogerstanimoto", "russellrao", "sokalsneath", "yule")
 #: Every string ``metric`` of the neighbour estimators and ``pairwise_distances``.
 NEIGHBOR_METRICS = ("minkowski", "euclidean", "l2", "sqeuclidean", *MANHATTAN_NAMES,
                     *CHEBYSHEV_NAMES, "cosine", "mahalanobis", "seuclidean", "correlation",
-                    "braycurtis", "canberra", "precomputed")
+                    "braycurtis", "canberra", *BOOLEAN_METRICS, "hamming", "haversine",
+                    "precomputed")
 
 
 def mahalanobis_factor(M, n_features=None, name="M"):
@@ -199,6 +203,9 @@ class Metric:
         Minkowski) or row-normalised (cosine; zero rows stay zero, as in scikit-learn)."""
         if self.route == "euclidean":
             return apply_linear_map(X, self.linear_map)
+        if self.name == "haversine" and X.shape[1] != 2:
+            raise ValueError(f"Haversine distance only valid in 2 dimensions: X has "
+                             f"{X.shape[1]} features. Pass (latitude, longitude) in radians.")
         if self.route == "minkowski" and self.column_scale is not None:
             return np.ascontiguousarray(X * self.column_scale.astype(X.dtype))
         if self.route == "cosine":
@@ -286,6 +293,8 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
         return _standardised_euclidean(params, n_features)
     if params:
         raise ValueError(f"metric={metric!r} takes no metric_params; got {sorted(params)}.")
+    if metric in _PAIR_CODES:  # (haversine's two columns: checked on the rows, below)
+        return Metric("minkowski", metric, kind=_PAIR_CODES[metric], p=1.0)
     if metric == "braycurtis":
         return Metric("minkowski", metric, kind=BRAYCURTIS, p=1.0)
     if metric == "canberra":
@@ -297,6 +306,13 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
     if metric in CHEBYSHEV_NAMES:
         return Metric("minkowski", metric, kind=CHEBYSHEV, p=math.inf)
     return Metric("cosine", metric, kind=COSINE)
+
+
+#: The metrics the kernels compute one pair at a time, and their codes.
+_PAIR_CODES = {"hamming": codes.HAMMING, "dice": codes.DICE, "jaccard": codes.JACCARD,
+               "rogerstanimoto": codes.ROGERSTANIMOTO, "russellrao": codes.RUSSELLRAO,
+               "sokalsneath": codes.SOKALSNEATH, "yule": codes.YULE,
+               "haversine": codes.HAVERSINE}
 
 
 def _standardised_euclidean(params, n_features):

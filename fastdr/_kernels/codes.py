@@ -20,11 +20,14 @@ code                    int  key of a pair of rows x, y
 ``COSINE``              5    ``1 - cos(x, y)``, clipped to [0, 2]
 ``BRAYCURTIS``          6    ``sum |x_c - y_c| / sum |x_c + y_c|`` (0 when both are 0)
 ``CANBERRA``            7    ``sum |x_c - y_c| / (|x_c| + |y_c|)`` (0/0 terms count 0)
+``HAMMING``             8    the fraction of features where ``x_c != y_c``
+``DICE`` ... ``YULE``   9-14 scipy's boolean dissimilarities of ``x != 0`` and ``y != 0``
+``HAVERSINE``           15   the great-circle angle between (latitude, longitude) in radians
 ======================  ===  =========================================================
 
 Not every kernel takes every code: the blocked dense kernels
-(:mod:`.distances.minkowski`) take MANHATTAN, CHEBYSHEV, MINKOWSKI, COSINE, BRAYCURTIS and
-CANBERRA (Euclidean goes by GEMM); the sparse kernels (:mod:`.distances.sparse`) take the
+(:mod:`.distances.minkowski`) take every code but EUCLIDEAN and SQEUCLIDEAN (those go by
+GEMM); the sparse kernels (:mod:`.distances.sparse`) take the
 first six; NN-descent
 (:mod:`.nndescent`) selects on SQEUCLIDEAN or MANHATTAN keys and computes exact SQEUCLIDEAN,
 MANHATTAN or COSINE distances. The kernel-matrix codes of KernelPCA (linear, poly, sigmoid,
@@ -39,3 +42,11 @@ MINKOWSKI = 4
 COSINE = 5
 BRAYCURTIS = 6
 CANBERRA = 7
+HAMMING = 8
+DICE = 9
+JACCARD = 10
+ROGERSTANIMOTO = 11
+RUSSELLRAO = 12
+SOKALSNEATH = 13
+YULE = 14
+HAVERSINE = 15

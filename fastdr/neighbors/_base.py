@@ -29,7 +29,9 @@ from . import _approximate, _metric_search, _search, _sparse_search
 KD_TREE_METRICS = ("minkowski", "euclidean", "l2", "manhattan", "cityblock", "l1",
                    "chebyshev", "infinity")
 #: What scikit-learn's BallTree accepts among fastdr's metrics (callables too).
-BALL_TREE_METRICS = (*KD_TREE_METRICS, "mahalanobis", "seuclidean", "braycurtis", "canberra")
+BALL_TREE_METRICS = (*KD_TREE_METRICS, "mahalanobis", "seuclidean", "braycurtis", "canberra",
+                     "haversine", "hamming", "dice", "jaccard", "rogerstanimoto", "russellrao",
+                     "sokalsneath")
 
 
 def _is_learner(value):

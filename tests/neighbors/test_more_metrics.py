@@ -61,3 +61,39 @@ def test_seuclidean_needs_positive_variances_one_per_feature():
 def test_sparse_input_with_these_metrics_names_the_remedy():
     with pytest.raises(ValueError, match="not valid for sparse input"):
         fastdr.NearestNeighbors(metric="braycurtis").fit(sp.csr_matrix(X))
+
+
+BOOLEAN = ["dice", "jaccard", "rogerstanimoto", "russellrao", "sokalsneath", "yule"]
+
+
+def _assert_same_up_to_ties(dist, ind, ref_dist, full):
+    # discrete metrics tie often: the distances must agree exactly, each index must be at its
+    # reported distance, and every point strictly nearer than the k-th must be there
+    np.testing.assert_allclose(dist, ref_dist, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(np.take_along_axis(full, ind, axis=1), dist, rtol=1e-12,
+                               atol=1e-15)
+    for row, kth in enumerate(dist[:, -1]):
+        assert set(np.flatnonzero(full[row] < kth - 1e-12)) <= set(ind[row])
+
+
+@pytest.mark.parametrize("metric", [*BOOLEAN, "hamming", "haversine"])
+def test_boolean_hamming_and_haversine_match_scikit_learn(metric):
+    rng = np.random.default_rng(1)
+    if metric in BOOLEAN:
+        Xm, Qm = rng.random((60, 9)) > 0.5, rng.random((8, 9)) > 0.5
+    elif metric == "hamming":
+        Xm, Qm = rng.integers(0, 3, (60, 9)).astype(float), rng.integers(0, 3, (8, 9)) * 1.0
+    else:
+        Xm, Qm = rng.random((60, 2)), rng.random((8, 2))
+    full = skm.pairwise_distances(Qm, Xm, metric=metric)
+    np.testing.assert_allclose(fastdr.pairwise_distances(Qm, Xm, metric=metric), full,
+                               rtol=1e-12, atol=1e-15)
+    dist, ind = fastdr.NearestNeighbors(n_neighbors=5, metric=metric).fit(Xm).kneighbors(Qm)
+    ref_dist, _ = skn.NearestNeighbors(n_neighbors=5, metric=metric,
+                                       algorithm="brute").fit(Xm).kneighbors(Qm)
+    _assert_same_up_to_ties(dist, ind, ref_dist, full)
+
+
+def test_haversine_needs_two_columns():
+    with pytest.raises(ValueError, match="Haversine distance only valid in 2 dimensions"):
+        fastdr.NearestNeighbors(metric="haversine").fit(X)

@@ -31,6 +31,13 @@ def reduced_distances(X, Y, kind, p=1.0):
     if kind == "cosine":
         return np.clip(1.0 - X @ Y.T, 0.0, 2.0)
     diff = np.abs(X[:, None, :] - Y[None, :, :])
+    if kind in _BOOLEAN or kind == "hamming":
+        return _counting(X, Y, kind)
+    if kind == "haversine":
+        lat_x, lat_y = X[:, None, 0], Y[None, :, 0]
+        inner = (np.sin((lat_x - lat_y) / 2) ** 2
+                 + np.cos(lat_x) * np.cos(lat_y) * np.sin((X[:, None, 1] - Y[None, :, 1]) / 2) ** 2)
+        return 2 * np.arcsin(np.sqrt(inner))
     if kind == "braycurtis":
         den = np.abs(X[:, None, :] + Y[None, :, :]).sum(-1)
         num = diff.sum(-1)
@@ -101,3 +108,22 @@ def exact_pair_distance(x, y, metric):
         return 1.0 if nx == 0 or ny == 0 else max(0.0, 1.0 - (x @ y) / (nx * ny))
     return float(((x - y) ** 2).sum())
 
+
+_BOOLEAN = ("dice", "jaccard", "rogerstanimoto", "russellrao", "sokalsneath", "yule")
+
+
+def _counting(X, Y, kind):
+    """hamming (on values) and scipy's boolean dissimilarities (of x != 0), 0/0 as 0."""
+    d = X.shape[1]
+    if kind == "hamming":
+        return (X[:, None, :] != Y[None, :, :]).sum(-1) / d
+    x, y = X[:, None, :] != 0, Y[None, :, :] != 0
+    tt, tf, ft = (x & y).sum(-1), (x & ~y).sum(-1), (~x & y).sum(-1)
+    ff = d - tt - tf - ft
+    num, den = {"dice": (tf + ft, 2 * tt + tf + ft), "jaccard": (tf + ft, tt + tf + ft),
+                "rogerstanimoto": (2 * (tf + ft), tt + ff + 2 * (tf + ft)),
+                "russellrao": (d - tt, np.full_like(tt, d)),
+                "sokalsneath": (2 * (tf + ft), tt + 2 * (tf + ft)),
+                "yule": (2 * tf * ft, tt * ff + tf * ft)}[kind]
+    num, den = num.astype(np.float64), den.astype(np.float64)
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)

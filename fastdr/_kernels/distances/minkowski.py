@@ -11,7 +11,9 @@ reassociating a sum). Every kernel works on *reduced* distances, ``kind`` being 
 * ``COSINE``: ``1 - q.t`` clipped to [0, 2], on rows the caller normalised, by one GEMM per
   tile;
 * ``BRAYCURTIS``: ``sum |q - t| / sum |q + t|`` (0 when the denominator is 0);
-* ``CANBERRA``: ``sum |q - t| / (|q| + |t|)`` over the features where ``|q| + |t| > 0``.
+* ``CANBERRA``: ``sum |q - t| / (|q| + |t|)`` over the features where ``|q| + |t| > 0``;
+* ``HAMMING``, the boolean codes ``DICE`` to ``YULE`` and ``HAVERSINE``: one target at a time
+  (:func:`pair_value`), with scipy's definitions.
 
 Parallel over blocks of query rows; each iteration owns its rows of the outputs. The k-NN
 selection is the bounded heap of :mod:`fastdr._kernels.heap` (ties by the smaller index).
@@ -22,7 +24,20 @@ import numpy as np
 from numba import njit, prange
 
 from ..blocks import block_span, skipped_target
-from ..codes import BRAYCURTIS, CANBERRA, CHEBYSHEV, COSINE, MANHATTAN
+from ..codes import (
+    BRAYCURTIS,
+    CANBERRA,
+    CHEBYSHEV,
+    COSINE,
+    DICE,
+    HAMMING,
+    HAVERSINE,
+    JACCARD,
+    MANHATTAN,
+    ROGERSTANIMOTO,
+    RUSSELLRAO,
+    SOKALSNEATH,
+)
 from ..heap import empty_heap, empty_heaps, heap_sort_into, heaps_sort_into
 from ..knn.brute import select_row_candidates
 
@@ -61,6 +76,9 @@ def minkowski_row(q, t_block, n_valid, kind, p, acc):
                 diff = abs(qf - np.float64(t_block[f, c]))
                 prev = acc[c]
                 acc[c] = diff if diff > prev else prev  # a select: vectorises
+    elif kind >= HAMMING:
+        for c in range(n_valid):
+            acc[c] = pair_value(q, t_block, c, kind)
     elif kind == CANBERRA:
         for f in range(d):
             qf = np.float64(q[f])
@@ -83,6 +101,51 @@ def minkowski_row(q, t_block, n_valid, kind, p, acc):
             qf = np.float64(q[f])
             for c in range(n_valid):
                 acc[c] += abs(qf - np.float64(t_block[f, c])) ** p
+
+
+@njit(cache=True)
+def _ratio(num, den):
+    return num / den if den > 0.0 else 0.0
+
+
+@njit(cache=True)
+def pair_value(q, t_block, c, kind):
+    """The distance of query row q to column c of a packed block for the codes computed one
+    pair at a time: hamming, the boolean dissimilarities (of ``x != 0``; 0/0 counts 0) and
+    haversine (d = 2). O(d)."""
+    d = q.shape[0]
+    if kind == HAVERSINE:
+        lat_q, lat_t = np.float64(q[0]), np.float64(t_block[0, c])
+        half_lat = np.sin(0.5 * (lat_q - lat_t))
+        half_lon = np.sin(0.5 * (np.float64(q[1]) - np.float64(t_block[1, c])))
+        inner = half_lat * half_lat + np.cos(lat_q) * np.cos(lat_t) * half_lon * half_lon
+        return 2.0 * np.arcsin(np.sqrt(min(max(inner, 0.0), 1.0)))
+    if kind == HAMMING:
+        differ = 0
+        for f in range(d):
+            differ += q[f] != t_block[f, c]
+        return differ / d
+    ntt = 0
+    ntf = 0
+    nft = 0
+    for f in range(d):
+        x = q[f] != 0
+        y = t_block[f, c] != 0
+        ntt += x and y
+        ntf += x and not y
+        nft += y and not x
+    nff = d - ntt - ntf - nft
+    if kind == DICE:
+        return _ratio(ntf + nft, 2.0 * ntt + ntf + nft)
+    if kind == JACCARD:
+        return _ratio(ntf + nft, ntt + ntf + nft)
+    if kind == ROGERSTANIMOTO:
+        return _ratio(2.0 * (ntf + nft), ntt + nff + 2.0 * (ntf + nft))
+    if kind == RUSSELLRAO:
+        return (d - ntt) / d
+    if kind == SOKALSNEATH:
+        return _ratio(2.0 * (ntf + nft), ntt + 2.0 * (ntf + nft))
+    return _ratio(2.0 * ntf * nft, ntt * nff + ntf * nft)  # YULE
 
 
 @njit(cache=True)
