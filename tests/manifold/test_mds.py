@@ -178,8 +178,8 @@ def test_bad_input(rng, monkeypatch):
         pre.transform(-D[:3])
     with pytest.raises(InvalidParameterError, match=r"The 'metric' parameter of ClassicalMDS "
                        r"must be a str among \{'minkowski', .*'precomputed'\} or a callable\. "
-                       r"Got 'hamming'"):
-        ClassicalMDS(metric="hamming").fit(X)
+                       r"Got 'nan_euclidean'"):
+        ClassicalMDS(metric="nan_euclidean").fit(X)
     with pytest.raises(InvalidParameterError, match=r"The 'eigen_solver' parameter of "
                        r"ClassicalMDS must be a str among \{'auto', 'dense', .*Got 'svd'"):
         ClassicalMDS(eigen_solver="svd").fit(X)
