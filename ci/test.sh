@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI: install the test extras and run the suite exactly as the README says; then ruff,
-# scikit-learn's own test files for the estimators fastdr replaces, the kernel tests under
+# scikit-learn's own test files for the estimators fastdr replaces, the documentation build
+# (warnings as errors, gallery executed, pages checked in a browser), the kernel tests under
 # NUMBA_BOUNDSCHECK=1 with every numba-internals fallback forced, the coverage pass (kernels
 # run as Python with NUMBA_DISABLE_JIT=1 so their lines count), the built wheel installed in
 # a fresh venv with the oldest versions declared (the main run has the newest) running the
@@ -19,12 +20,16 @@ $PYTHON -m pip install -q -e ".[test]"
 $PYTHON -m pytest -q
 step "README tests"
 # --- lint ---
-$PYTHON -m ruff check fastdr tests bench ci
+$PYTHON -m ruff check fastdr tests bench ci examples docs
 step ruff
 # --- scikit-learn's own test files with fastdr's estimators swapped in (the pinned release's
 # files; its known failures listed with their reasons in ci/sklearn_suites/known_failures.txt)
 PYTHON="$PYTHON" bash ci/sklearn_suites.sh --pinned-venv
 step "scikit-learn's suites"
+# --- the documentation: Sphinx with warnings as errors, the gallery executed, the HTML
+# checked statically and in headless Chromium
+PYTHON="$PYTHON" bash ci/docs.sh
+step docs
 # --- kernels with bounds checking and the numba-internals fallbacks (own fresh numba cache) ---
 PYTHON="$PYTHON" bash ci/checked_kernels.sh
 step "checked kernels"

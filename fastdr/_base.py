@@ -126,6 +126,11 @@ class BaseEstimator:
     def set_params(self, **params):
         """Set the estimator's parameters; nested ones as ``name__param``.
 
+        Parameters
+        ----------
+        **params : dict
+            Parameter names and their new values.
+
         Returns
         -------
         self

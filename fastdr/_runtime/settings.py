@@ -115,6 +115,11 @@ def config_context(**choices):
     **choices
         ``memory_budget=...``.
 
+    Yields
+    ------
+    None
+        The block runs with the budget in force; the previous one is restored after it.
+
     Examples
     --------
     >>> import fastdr

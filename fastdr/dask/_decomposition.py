@@ -129,7 +129,7 @@ class PCA(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        dask array of shape (n_samples, n_components_)
+        dask array of shape (n_samples, ``n_components_``)
         """
         return self.fit(X).transform(X)
 
@@ -161,7 +161,7 @@ class PCA(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        dask array of shape (n_samples, n_components_), with X's row chunks
+        dask array of shape (n_samples, ``n_components_``), with X's row chunks
         """
         model = self.to_local()
         X = as_dask_queries(X, self, "PCA", "transform")
@@ -172,7 +172,7 @@ class PCA(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : dask array of shape (n_samples, n_components_)
+        X : dask array of shape (n_samples, ``n_components_``)
 
         Returns
         -------

@@ -289,7 +289,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, TransformerMixin, BaseEstimato
 
         Returns
         -------
-        dask array of shape (n_samples, n_components_)
+        dask array of shape (n_samples, ``n_components_``)
             With X's row chunks.
         """
         check_is_fitted(self, "coef_")

@@ -58,8 +58,10 @@ def _place(sq_parts, sq_means, vectors, values, dtype):
 
 
 class Isomap(TransformerMixin, BaseEstimator):
-    """Landmark Isomap of a row-chunked dask array; the embedding of the in-memory
-    ``fastdr.Isomap(n_landmarks=L)`` with the same ``random_state``.
+    """Landmark Isomap of a row-chunked dask array.
+
+    The embedding is the in-memory ``fastdr.Isomap(n_landmarks=L)``'s with the same
+    ``random_state``.
 
     Parameters
     ----------
@@ -221,8 +223,10 @@ class Isomap(TransformerMixin, BaseEstimator):
         return da.from_array(self.embedding_, chunks=(X.chunks[0], self.n_components))
 
     def transform(self, X):
-        """Lazily place new points: geodesics through their k nearest training points to the
-        landmarks, then triangulation (the in-memory ``out_of_sample="geodesic"``).
+        """Lazily place new points by geodesics to the landmarks and triangulation.
+
+        The geodesics run through the new points' k nearest training points (the in-memory
+        ``out_of_sample="geodesic"``).
 
         The landmark Dijkstra runs again inside the graph (the fit keeps only the O(m k)
         graph, never the m x L matrix); each query block meets each landmark panel once.

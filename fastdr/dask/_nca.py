@@ -177,7 +177,13 @@ class NeighborhoodComponentsAnalysis(TransformerMixin, BaseEstimator):
         return self
 
     def get_mahalanobis_matrix(self):
-        """The Mahalanobis matrix ``M = A^T A`` (d x d, float64)."""
+        """Return the learned Mahalanobis matrix ``M = A^T A``.
+
+        Returns
+        -------
+        ndarray of shape (d, d)
+            ``components_.T @ components_`` in float64.
+        """
         check_is_fitted(self, "components_")
         return self.components_.T @ self.components_
 

@@ -308,7 +308,7 @@ def _regress(idx, w, targets):
 
 
 class KNeighborsClassifier(ClassifierMixin, _DaskKNeighborsSupervised):
-    """k-nearest-neighbour classifier over dask arrays (majority or 1/distance vote).
+    """The k-nearest-neighbour classifier over dask arrays (majority or 1/distance vote).
 
     Same parameters and predictions as :class:`fastdr.KNeighborsClassifier`, plus
     ``broadcast_index`` (see :class:`NearestNeighbors`). The labels (O(m)) are held on the
@@ -384,7 +384,7 @@ class KNeighborsClassifier(ClassifierMixin, _DaskKNeighborsSupervised):
 
 
 class KNeighborsRegressor(RegressorMixin, _DaskKNeighborsSupervised):
-    """k-nearest-neighbour regressor over dask arrays (mean or 1/distance-weighted mean).
+    """The k-nearest-neighbour regressor over dask arrays (mean or 1/distance-weighted mean).
 
     Same parameters and predictions as :class:`fastdr.KNeighborsRegressor`, plus
     ``broadcast_index`` (see :class:`NearestNeighbors`).

@@ -91,8 +91,9 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         Learn the pre-image (kernel ridge regression from the embedding back to X) that
         ``inverse_transform`` applies. Not with ``kernel="precomputed"`` nor sparse X.
     eigen_solver : {"auto", "dense", "arpack", "randomized", "lobpcg"}, default="auto"
-        See :mod:`fastdr._eigen` (README, "Spectral methods") for the ``"auto"`` rule
-        (fastdr's, not scikit-learn's). ``"randomized"`` is fastdr's block Krylov solver,
+        ``"auto"`` (fastdr's rule, not scikit-learn's): LAPACK for m <= 200 or when over
+        10% of the pairs are wanted, ARPACK up to m = 2000, ``"randomized"`` above (the user
+        guide's "Spectral methods" gives the reasons). ``"randomized"`` is fastdr's block Krylov solver,
         run until its residuals are below 1e-10 relative; ``"lobpcg"`` is a fastdr extra.
     tol : float, default=0
         Convergence tolerance of ARPACK (and LOBPCG); 0 means machine precision.
@@ -119,15 +120,15 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         Eigenvalues of the centred kernel matrix, descending; negatives clipped to 0 (with a
         warning naming them when they are not round-off), and values that are zero to
         round-off set to 0 (those components project to 0).
-    eigenvectors_ : ndarray of shape (n_samples, n_components_)
+    eigenvectors_ : ndarray of shape (n_samples, ``n_components_``)
         Unit eigenvectors of the centred kernel matrix.
     dual_coef_ : ndarray of shape (n_samples, n_features)
         Coefficients of the pre-image regression (``fit_inverse_transform=True``).
-    X_transformed_fit_ : ndarray of shape (n_samples, n_components_)
+    X_transformed_fit_ : ndarray of shape (n_samples, ``n_components_``)
         The embedding of the training samples (``fit_inverse_transform=True``).
     n_components_ : int
     n_features_in_ : int
@@ -227,7 +228,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
         """
         if params:
             raise TypeError(
@@ -404,7 +405,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_new, n_components_)
+        ndarray of shape (n_new, ``n_components_``)
         """
         check_is_fitted(self, "eigenvectors_")
         m = self.eigenvectors_.shape[0]
@@ -456,12 +457,12 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_new, n_components_)
+        X : array-like of shape (n_new, ``n_components_``)
             Embedded samples, such as the output of ``transform``.
 
         Returns
         -------
-        ndarray of shape (n_new, n_features_in_)
+        ndarray of shape (n_new, ``n_features_in_``)
 
         Raises
         ------

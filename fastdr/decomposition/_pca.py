@@ -99,13 +99,13 @@ default="auto"
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (``n_components_``, n_features)
         Principal axes (unit rows), each with its largest-magnitude entry positive.
-    explained_variance_ : ndarray of shape (n_components_,)
+    explained_variance_ : ndarray of shape (``n_components_``,)
         Eigenvalues of the covariance matrix (denominator ``n_samples - 1``).
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (``n_components_``,)
         ``explained_variance_`` over the total variance.
-    singular_values_ : ndarray of shape (n_components_,)
+    singular_values_ : ndarray of shape (``n_components_``,)
         Singular values of the centred data.
     mean_ : ndarray of shape (n_features,)
     n_components_ : int
@@ -115,7 +115,7 @@ default="auto"
         remaining ``min(n_samples, n_features) - n_components_`` eigenvalues (all
         ``n_features - n_components_`` with ``"covariance_eigh"``), 0 when none remain.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when X has string column names.
 
     Notes
@@ -187,7 +187,7 @@ default="auto"
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
         """
         X_valid, Z = self._fit(X)
         if Z is not None:  # U S of the SVD, as scikit-learn (X may be centred in place)
@@ -264,7 +264,7 @@ default="auto"
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
             ``(X - mean_) @ components_.T``, divided by ``sqrt(explained_variance_)`` when
             ``whiten``.
         """
@@ -298,7 +298,7 @@ default="auto"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, ``n_components_``)
 
         Returns
         -------

@@ -125,14 +125,14 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
         ``W^T S_w W = I``, each with its largest-magnitude entry positive (all
         ``n_features`` of them). ``"svd"``: the whitened directions by decreasing
         between-class variance (rank columns). Not set by ``"lsqr"``.
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (``n_components_``,)
         Not set by ``"lsqr"``.
     coef_ : ndarray of shape (n_classes, n_features) or (1, n_features)
     intercept_ : ndarray of shape (n_classes,) or (1,)
     n_components_ : int
         Columns of ``transform``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Set when X has string column names.
 
     Notes
@@ -343,7 +343,7 @@ class LinearDiscriminantAnalysis(LinearScoresMixin, ClassifierMixin, Transformer
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
 
         Raises
         ------

@@ -64,8 +64,9 @@ class Isomap(TransformerMixin, BaseEstimator):
         ``np.inf`` is the complete graph. Needs ``n_neighbors=None``.
     n_components : int, default=2
     eigen_solver : {"auto", "arpack", "dense", "lobpcg", "randomized"}, default="auto"
-        Solver for the top eigenpairs (see :mod:`fastdr._eigen` for the ``"auto"`` rule;
-        ``"lobpcg"`` and ``"randomized"`` are fastdr extras). ``"dense"`` needs LAPACK's own
+        Solver for the top eigenpairs; ``"auto"`` is KernelPCA's rule (LAPACK for small m,
+        ARPACK up to m = 2000, ``"randomized"`` above); ``"lobpcg"`` and ``"randomized"``
+        are fastdr extras. ``"dense"`` needs LAPACK's own
         m x m work copy.
     tol : float, default=0
         Convergence tolerance of the iterative solvers (0: machine precision for ARPACK).

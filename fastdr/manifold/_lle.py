@@ -114,8 +114,8 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
         ``"dense"``: LAPACK on the dense m x m matrix (announced to the memory budget).
         ``"arpack"``: shift-invert Lanczos around 0 on the sparse matrix (one sparse LU; if
         M cannot be factored, a slightly shifted factorisation or LOBPCG is used, with a
-        warning). ``"auto"`` follows :func:`fastdr._eigen.choose_solver` (dense only for very
-        small m).
+        warning). ``"auto"``: dense for m <= 200 or when over 10% of the pairs are
+        wanted, ARPACK otherwise.
     tol : float, default=1e-6
         ARPACK convergence tolerance.
     max_iter : int or None, default=100
@@ -156,7 +156,7 @@ class LocallyLinearEmbedding(TransformerMixin, BaseEstimator):
     reconstruction_error_ : float
         Sum of the eigenvalues of the kept eigenvectors, ``trace(Y^T M Y)``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features seen by ``fit``; only when X has string column names.
     nbrs_ : NearestNeighbors
         The fitted neighbour search over the training points (used by :meth:`transform`).

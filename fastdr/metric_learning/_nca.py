@@ -218,7 +218,7 @@ class NeighborhoodComponentsAnalysis(MahalanobisMixin, BaseEstimator):
     """Neighbourhood Components Analysis: a linear map that makes soft 1-NN classify well.
 
     Maximises the expected number of correctly classified points under stochastic nearest
-    neighbours in the projected space,
+    neighbours in the projected space::
 
         f(A) = sum_i sum_{j in C_i} p_ij,
         p_ij = exp(-|A x_i - A x_j|^2) / sum_{k != i} exp(-|A x_i - A x_k|^2),  p_ii = 0,
@@ -287,7 +287,7 @@ default="auto"
     objective_ : float
         ``f(A)`` at the returned map (expected number of correctly classified points).
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of X at ``fit``; only when they are all strings.
     classes_ : ndarray of shape (n_classes,)
 

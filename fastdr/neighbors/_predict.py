@@ -126,7 +126,7 @@ class _KNeighborsSupervised(NeighborsBase):
 
 
 class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
-    """k-nearest-neighbour classifier: majority vote, or a vote weighted by 1/distance.
+    """The k-nearest-neighbour classifier: majority vote, or a vote weighted by 1/distance.
 
     Parameters
     ----------
@@ -239,7 +239,7 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
 
 
 class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
-    """k-nearest-neighbour regressor: the mean (or 1/distance-weighted mean) of the targets.
+    """The k-nearest-neighbour regressor: the mean (or 1/distance-weighted mean) of the targets.
 
     Parameters
     ----------
