@@ -93,8 +93,9 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     eigen_solver : {"auto", "dense", "arpack", "randomized", "lobpcg"}, default="auto"
         ``"auto"`` (fastdr's rule, not scikit-learn's): LAPACK for m <= 200 or when over
         10% of the pairs are wanted, ARPACK up to m = 2000, ``"randomized"`` above (the user
-        guide's "Spectral methods" gives the reasons). ``"randomized"`` is fastdr's block Krylov solver,
-        run until its residuals are below 1e-10 relative; ``"lobpcg"`` is a fastdr extra.
+        guide's "Spectral methods" gives the reasons). ``"randomized"`` is fastdr's block
+        Krylov solver, run until its residuals are below 1e-10 relative; ``"lobpcg"`` is a
+        fastdr extra.
     tol : float, default=0
         Convergence tolerance of ARPACK (and LOBPCG); 0 means machine precision.
     max_iter : int or None, default=None
