@@ -43,7 +43,23 @@ WORKLOADS = (
                          memory_m=(5000, 10000)),
         },
         targets=(Target(">= 20x faster than sklearn", 10000, 10, "sklearn", 20.0),),
-        mxm=True,
+        mxm=True,  # a memory row: scikit-learn forms the m x m matrix, fastdr (Euclidean) not
+    ),
+    Workload(
+        name="classical_mds_manhattan", area="spectral",
+        title="classical MDS, 2 components, Manhattan distances of X (forms B), fit_transform",
+        data_kind="aniso",
+        fastdr=estimator("fastdr", "fastdr.ClassicalMDS",
+                         {"n_components": 2, "metric": "manhattan"}),
+        anchors=(estimator("sklearn", "sklearn.manifold.ClassicalMDS",
+                           {"n_components": 2, "metric": "manhattan"}),),
+        agreement=agreement.embedding_vs_anchor(1e-6),
+        grids={
+            "smoke": Grid((200, 10), (100, 200), 10, (3, 10), 200),
+            "quick": Grid((1000, 10), (250, 500, 1000), 10, (3, 10, 30), 500),
+            "full": Grid((10000, 10), (2500, 5000, 10000), 10, (3, 10, 30, 100), 5000),
+        },
+        targets=(Target(">= 20x faster than sklearn", 10000, 10, "sklearn", 20.0),),
     ),
     Workload(
         name="kernel_pca", area="spectral",

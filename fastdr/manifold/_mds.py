@@ -26,8 +26,10 @@ from .._validation.params import (
     check_n_components,
     validate_params,
 )
+from ..decomposition._centred import project_centred
 from ..pairwise import pairwise_distances
 from ._mds_core import DISTANCE_REMEDY, embed_from_distances, triangulate
+from ._mds_linear import embed_euclidean, euclidean_route_applies
 
 METRICS = NEIGHBOR_METRICS
 _WHAT = "The double-centred distance matrix B"
@@ -54,7 +56,10 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     metric_params : dict or None, default=None
         The metric's parameters (``{"p": 3}``, ``{"VI": VI}``), as in scikit-learn.
     eigen_solver : {"auto", "dense", "arpack", "lobpcg", "randomized"}, default="auto"
-        See the README ("Spectral methods") for the ``"auto"`` rule.
+        Solver for the top eigenpairs of B when B is formed (metrics other than Euclidean,
+        and ``"precomputed"``). ``"auto"``: LAPACK for m <= 200 or when over 10% of the pairs
+        are wanted, ARPACK up to m = 2000, ``"randomized"`` above. Euclidean input never forms
+        B (see Notes).
     random_state : int, RandomState or None, default=None
         Seeds the iterative eigensolvers.
     n_jobs : int or None, default=None
@@ -82,9 +87,13 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     Notes
     -----
-    Time O(m^2 d) for the distances plus a few passes over the m x m matrix for the
-    eigensolver; memory one m x m array (distances overwritten by B). ``transform`` costs
-    O(n_new m (d + k)).
+    Euclidean distances (``"euclidean"``, ``"l2"``, ``"minkowski"`` with p = 2) take the PCA
+    route: B is then the Gram matrix of the centred rows, whose nonzero eigenvalues are those
+    of the d x d scatter matrix and whose embedding is the PCA scores. Time O(m d^2), memory
+    O(d^2) beside X, the same embedding (up to round-off) as forming B; ``transform`` is the
+    projection ``(x - mean) W``, O(n_new d k). Every other metric forms B: time O(m^2 d)
+    for the distances plus a few passes over the m x m matrix for the eigensolver, memory
+    one m x m array (distances overwritten by B), and ``transform`` costs O(n_new m (d + k)).
     """
 
     _parameter_constraints = {
@@ -123,7 +132,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         validate_params(self)
         record_feature_names(self, X)
         log = StageLog(type(self).__name__, self.verbose)
-        for stale in ("_centre", "_fit_X", "_fit_D"):
+        for stale in ("_centre", "_fit_X", "_fit_D", "_mean", "_axes"):
             self.__dict__.pop(stale, None)
         if self.metric == "precomputed":
             D0 = check_precomputed_square(X, "The precomputed distance matrix",
@@ -141,10 +150,12 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             X = check_array(X, min_samples=2, copy=True)
             self._centre = check_distance_magnitude(X)
             n_components = self._check_n_components(X.shape[0])
-            D = self._distances(X, None)
-            log.done(f"distances ({D.shape[0]} x {D.shape[0]})")
             self.n_features_in_ = X.shape[1]
             self._fit_X = X
+            if euclidean_route_applies(self.metric, self.metric_params):
+                return self._fit_euclidean(X, n_components, log)
+            D = self._distances(X, None)
+            log.done(f"distances ({D.shape[0]} x {D.shape[0]})")
         dtype = D.dtype
         embedding, values, vectors, sq_means = embed_from_distances(
             D, n_components, eigen_solver=self.eigen_solver, random_state=self.random_state,
@@ -156,6 +167,17 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.n_components_ = int(values.shape[0])
         self._vectors = vectors
         self._sq_means = sq_means
+        log.total()
+        return self
+
+    def _fit_euclidean(self, X, n_components, log):
+        """The PCA route (see Notes): no distances, no m x m array."""
+        embedding, values, mean, axes = embed_euclidean(X, n_components)
+        log.done(f"centred scatter ({X.shape[1]} x {X.shape[1]}) and eigensolver")
+        self.embedding_ = np.ascontiguousarray(embedding, dtype=X.dtype)
+        self.eigenvalues_ = values.astype(X.dtype)
+        self.n_components_ = int(values.shape[0])
+        self._mean, self._axes = mean, axes
         log.total()
         return self
 
@@ -232,6 +254,8 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             X_valid = check_query(self, X, "transform")
             X_valid = X_valid.astype(self._fit_X.dtype, copy=False)
             check_distance_magnitude(X_valid, centre=self._centre)
+            if getattr(self, "_axes", None) is not None:
+                return project_centred(X_valid, self._mean, self._axes.T)
             if self.metric == "euclidean":
                 sq_dists = pairwise_distances(X_valid, self._fit_X, metric="sqeuclidean",
                                               n_jobs=self.n_jobs)

@@ -185,7 +185,7 @@ def test_bad_input(rng, monkeypatch):
         ClassicalMDS(eigen_solver="svd").fit(X)
     monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "1K")
     with pytest.raises(MemoryBudgetError, match="needs 3,200 bytes"):
-        ClassicalMDS().fit(X)
+        ClassicalMDS(metric="manhattan").fit(X)
     with pytest.raises(MemoryBudgetError, match="The 20 x 20 working copy of D needs"):
         ClassicalMDS(metric="precomputed").fit(D)
 
@@ -207,3 +207,62 @@ def test_mds_keeps_its_own_copy_of_the_training_data(rng):
     before = est.transform(new)
     X *= 3.0  # the caller edits its array after fit
     np.testing.assert_array_equal(est.transform(new), before)
+
+
+# --- the PCA route of Euclidean input (no m x m matrix) -------------------------------------
+
+
+def _through_b(X, n_components):
+    """Classical MDS through B: the precomputed Euclidean distances."""
+    D = np.sqrt(reference.sq_euclidean(X, X))
+    return ClassicalMDS(n_components=n_components, metric="precomputed").fit(D), D
+
+
+@pytest.mark.parametrize(("m", "d", "k", "offset"), [
+    (120, 5, 3, 0.0),       # m > d
+    (40, 60, 4, 0.0),       # m < d: the SVD of the centred rows
+    (60, 3, 5, 0.0),        # more components than features: zero coordinates past the rank
+    (100, 4, 2, 1e6),       # far from the origin: the scatter must not cancel
+    (90, 6, 0.9, 0.0),      # a variance threshold
+])
+def test_euclidean_route_equals_the_route_through_b(rng, m, d, k, offset):
+    X = rng.standard_normal((m, d)) * np.linspace(3.0, 0.5, d) + offset
+    Xn = rng.standard_normal((7, d)) * np.linspace(3.0, 0.5, d) + offset
+    ours = ClassicalMDS(n_components=k).fit(X)
+    ref, _ = _through_b(X, k)
+    assert ours.n_components_ == ref.n_components_
+    scale = np.sqrt(ref.eigenvalues_[0])
+    _up_to_sign(ours.embedding_, ref.embedding_, 1e-9 * scale)
+    np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, rtol=1e-9,
+                               atol=1e-9 * ref.eigenvalues_[0])
+    Dn = np.sqrt(reference.sq_euclidean(Xn, X))
+    _up_to_sign(ours.transform(Xn), ref.transform(Dn), 1e-8 * scale)
+    # the sign convention of the route through B, not only the same columns up to sign
+    rows = np.argmax(np.abs(ours.embedding_), axis=0)
+    nonzero = ours.eigenvalues_ > 0
+    assert (ours.embedding_[rows, np.arange(ours.n_components_)][nonzero] > 0).all()
+
+
+@pytest.mark.parametrize("spec", [dict(metric="l2"), dict(metric="minkowski"),
+                                  dict(metric="minkowski", metric_params={"p": 2})])
+def test_euclidean_names_take_the_pca_route(rng, monkeypatch, spec):
+    X = _data(rng, m=400, d=4)
+    expected = ClassicalMDS(n_components=2).fit(X).embedding_
+    # a budget far below one 400 x 400 array: only the route without B can fit
+    monkeypatch.setenv("FASTDR_MEMORY_BUDGET", "64K")
+    np.testing.assert_array_equal(ClassicalMDS(n_components=2, **spec).fit(X).embedding_,
+                                  expected)
+    with pytest.raises(MemoryBudgetError, match="400 x 400"):
+        ClassicalMDS(n_components=2, metric="minkowski", metric_params={"p": 3}).fit(X)
+
+
+def test_euclidean_route_float32_and_constant_data(rng):
+    X = _data(rng, m=200, d=5)
+    ours = ClassicalMDS(n_components=3).fit(X.astype(np.float32))
+    assert ours.embedding_.dtype == np.float32 and ours.eigenvalues_.dtype == np.float32
+    assert ours.transform(X[:3].astype(np.float32)).dtype == np.float32
+    _up_to_sign(ours.embedding_, ClassicalMDS(n_components=3).fit(X).embedding_, 1e-4)
+    flat = ClassicalMDS(n_components=2).fit(np.ones((20, 3)))
+    np.testing.assert_array_equal(flat.embedding_, 0.0)
+    np.testing.assert_array_equal(flat.eigenvalues_, 0.0)
+    np.testing.assert_array_equal(flat.transform(np.zeros((2, 3))), 0.0)
