@@ -3,6 +3,7 @@
 import inspect
 
 import numpy as np
+from sklearn.utils import get_tags
 
 import fastdr
 
@@ -85,7 +86,7 @@ def fit_estimator(est, X, y):
         return est.fit(X, must_link=must, cannot_link=cannot)
     if name == "Mahalanobis":
         return est.fit(X)
-    kind = getattr(est, "_estimator_type", None)
+    kind = get_tags(est).estimator_type
     if kind == "regressor":
         return est.fit(X, np.asarray(y).astype(float))
     return est.fit(X, y)
@@ -94,7 +95,7 @@ def fit_estimator(est, X, y):
 def fit_output(est, X, y):
     """Fit and return the estimator's canonical output on X."""
     fit_estimator(est, X, y)
-    if getattr(est, "_estimator_type", None) in ("classifier", "regressor"):
+    if get_tags(est).estimator_type in ("classifier", "regressor"):
         return est.predict(X)
     if hasattr(est, "kneighbors"):
         return est.kneighbors()[1]

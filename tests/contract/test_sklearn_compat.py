@@ -7,6 +7,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
+from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ..estimators import (
@@ -53,7 +54,7 @@ def test_clone_pickle_and_pipeline(name):
     assert twin.get_params() == est.get_params() or repr(twin) == repr(est)
     out = fit_output(est, X, y)
     restored = pickle.loads(pickle.dumps(est))
-    kind = getattr(est, "_estimator_type", None)
+    kind = get_tags(est).estimator_type
     if kind in ("classifier", "regressor"):
         np.testing.assert_array_equal(restored.predict(X), est.predict(X))
     elif hasattr(est, "transform"):
@@ -118,3 +119,44 @@ def test_set_output_pandas_wraps_transform_and_fit_transform_once(name):
     if hasattr(est, "predict"):
         assert type(est.predict(frame)) is np.ndarray
         assert type(est.predict_proba(frame)) is np.ndarray
+
+
+def _every_estimator_class():
+    import fastdr
+    import fastdr.dask
+
+    found = []
+    for package in (fastdr, fastdr.dask):
+        for name in package.__all__:
+            obj = getattr(package, name)
+            if isinstance(obj, type) and hasattr(obj, "get_params"):
+                found.append((f"{package.__name__}.{name}", obj))
+    return found
+
+
+@pytest.mark.parametrize(("name", "cls"), _every_estimator_class(),
+                         ids=[n for n, _ in _every_estimator_class()])
+def test_every_estimator_is_built_on_scikit_learns_base_classes(name, cls):
+    from sklearn.base import (
+        BaseEstimator,
+        ClassifierMixin,
+        RegressorMixin,
+        TransformerMixin,
+        is_classifier,
+        is_regressor,
+    )
+
+    assert issubclass(cls, BaseEstimator), name
+    # the mixin matches what the estimator does, so scikit-learn's helpers classify it
+    assert is_classifier(cls()) == issubclass(cls, ClassifierMixin) == hasattr(
+        cls, "predict_proba"), name
+    assert is_regressor(cls()) == issubclass(cls, RegressorMixin), name
+    if hasattr(cls, "transform") and not hasattr(cls, "kneighbors"):
+        assert issubclass(cls, TransformerMixin), name
+    # score, get_params, set_params and repr are scikit-learn's own, not copies
+    for method in ("get_params", "set_params", "__repr__", "_repr_html_"):
+        assert getattr(cls, method) is getattr(BaseEstimator, method), (name, method)
+    if is_classifier(cls()):
+        assert cls.score is ClassifierMixin.score, name
+    if is_regressor(cls()):
+        assert cls.score is RegressorMixin.score, name

@@ -22,6 +22,7 @@ import pytest
 import sklearn.manifold
 import sklearn.metrics
 import sklearn.neighbors as skn
+from sklearn.utils import get_tags
 
 import fastdr
 from fastdr.neighbors import (
@@ -167,7 +168,7 @@ def documented_attributes(cls):
 def _fit(est, frame, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if getattr(est, "_estimator_type", None) == "regressor":
+        if get_tags(est).estimator_type == "regressor":
             return est.fit(frame, y.astype(float))
         return est.fit(frame, y)
 
