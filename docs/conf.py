@@ -6,9 +6,12 @@ Build with warnings as errors, the gallery executed (CI's ``ci/docs.sh``)::
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 """
 
+import inspect
 import os
+import re
 
 import fastdr
+import fastdr.dask
 
 project = "fastdr"
 author = "The fastdr developers"
@@ -32,7 +35,6 @@ myst_heading_anchors = 3
 
 # --- API reference -------------------------------------------------------------------------
 autosummary_generate = True
-autodoc_default_options = {"inherited-members": False}
 numpydoc_show_class_members = False  # the class template lists the methods instead
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
@@ -43,8 +45,27 @@ numpydoc_xref_param_type = False
 # description" is allowed where the type says it all; a summary may start with "Returns".
 NUMPYDOC_EXCLUDED = {"SA01", "EX01", "ES01", "PR04", "PR07", "PR08", "RT03", "SS05"}
 numpydoc_validation_checks = {"all", *NUMPYDOC_EXCLUDED}
-# scikit-learn's inherited helpers are validated by scikit-learn, not here
-numpydoc_validation_exclude = {r"\.set_\w+_request$", r"^sklearn\."}
+
+
+def _inherited_from_scikit_learn():
+    """Exact names (``fastdr.Isomap.set_output``) of the public members each estimator takes
+    from scikit-learn's base classes: their docstrings are scikit-learn's, shown as they are
+    and validated by scikit-learn, not here."""
+    names = set()
+    for package in (fastdr, fastdr.dask):
+        for name in package.__all__:
+            cls = getattr(package, name)
+            if not inspect.isclass(cls):
+                continue
+            for attr in dir(cls):
+                owner = next((k for k in cls.__mro__ if attr in vars(k)), None)
+                if not attr.startswith("_") and owner is not None and (
+                        owner.__module__.split(".")[0] == "sklearn"):
+                    names.add(f"^{package.__name__}\\.{name}\\.{attr}$")
+    return names
+
+
+numpydoc_validation_exclude = {r"\.set_\w+_request$", *_inherited_from_scikit_learn()}
 
 # --- gallery -------------------------------------------------------------------------------
 sphinx_gallery_conf = {
@@ -73,3 +94,20 @@ html_theme_options = {
 }
 html_static_path = []
 html_show_sourcelink = False
+
+
+def _point_to_scikit_learn(app, what, name, obj, options, lines):
+    """Members inherited from scikit-learn keep their summary line and point to scikit-learn's
+    documentation (their full docstrings cross-reference pages of that site)."""
+    module = getattr(obj, "__module__", None) or ""
+    if what in ("method", "attribute", "property") and module.split(".")[0] == "sklearn":
+        # the summary without its cross-references into scikit-learn's site
+        summary = re.sub(r":ref:`([^`<]*?)\s*(<[^>]*>)?`", r"\1", lines[0] if lines else "")
+        lines[:] = [summary, "",
+                    f"Inherited from scikit-learn's ``{obj.__qualname__}``: see scikit-learn's "
+                    "documentation for its parameters."]
+
+
+def setup(app):
+    # before numpydoc (priority 500) reads the docstring
+    app.connect("autodoc-process-docstring", _point_to_scikit_learn, priority=400)

@@ -71,9 +71,9 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     Attributes
     ----------
-    embedding_ : ndarray of shape (n_samples, n_components_)
+    embedding_ : ndarray of shape (n_samples, ``n_components_``)
         ``V Lambda^(1/2)``; each column's largest-magnitude entry is positive.
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         Top eigenvalues of B. Negatives are clipped to 0 (with a warning when they are not
         round-off), and values that are zero to round-off are set to 0, so those
         dimensions are 0 in ``embedding_`` and in ``transform``.
@@ -211,7 +211,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
         """
         return self.fit(X).embedding_
 
@@ -229,7 +229,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
         Returns
         -------
-        ndarray of shape (n_new, n_components_)
+        ndarray of shape (n_new, ``n_components_``)
         """
         check_is_fitted(self, "embedding_")
         m = self.embedding_.shape[0]
