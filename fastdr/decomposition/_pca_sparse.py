@@ -65,8 +65,8 @@ def sparse_mean_and_total(X):
     m, d = X.shape
     if X.format == "csr":  # two compiled passes, faster than numpy (bench: pca_sparse_arpack)
         indptr, indices = unsigned_index_arrays(X)
-        mean, total = csr_column_moments(indptr, indices, X.data, d)
-        return mean, float(total)
+        mean, ssq = csr_column_moments(indptr, indices, X.data, d)
+        return mean, float(ssq.sum())
     cols = _column_of_entries(X)
     data = X.data.astype(np.float64, copy=False)
     mean = np.bincount(cols, weights=data, minlength=d) / m
@@ -79,12 +79,21 @@ def sparse_mean_and_total(X):
 def centring_loss(X, mean):
     """The largest ``m mean_j^2 / ssq_j`` over the columns of a sparse X: about how many
     times its largest centred column sum of squares is exceeded by the uncentred one, the
-    factor by which ``X^T X - m mean mean^T`` amplifies round-off. O(nnz)."""
+    factor by which ``X^T X - m mean mean^T`` amplifies round-off. O(nnz).
+
+    A CSR X takes the compiled moments (``mean`` is then theirs: the estimator computed it
+    with the same kernel); other formats, numpy's bincount over the entries.
+    """
     m, d = X.shape
-    cols = _column_of_entries(X)
-    resid = X.data.astype(np.float64, copy=False) - mean[cols]
-    stored = np.bincount(cols, minlength=d)
-    ssq = np.bincount(cols, weights=resid * resid, minlength=d) + (m - stored) * mean * mean
+    if X.format == "csr":
+        indptr, indices = unsigned_index_arrays(X)
+        _, ssq = csr_column_moments(indptr, indices, X.data, d)
+    else:
+        cols = _column_of_entries(X)
+        resid = X.data.astype(np.float64, copy=False) - mean[cols]
+        stored = np.bincount(cols, minlength=d)
+        ssq = (np.bincount(cols, weights=resid * resid, minlength=d)
+               + (m - stored) * mean * mean)
     with np.errstate(divide="ignore", invalid="ignore"):
         loss = np.where(mean == 0, 0.0, m * mean * mean / ssq)
     return float(loss.max(initial=0.0))

@@ -220,12 +220,14 @@ def csr_gram_matrix(indptr, indices, data, d):
 
 @njit(cache=True)
 def csr_column_moments(indptr, indices, data, d):
-    """Column means and the centred sum of squares ``||X - 1 mean^T||_F^2`` of a CSR X.
+    """Column means and centred column sums of squares ``||x_j - mean_j 1||^2`` of a CSR X.
 
     Two serial passes over the stored entries: the column sums, then each stored value's
     squared distance to its column mean; the ``m - nnz_j`` implicit zeros of column j add
-    ``mean_j^2`` each (no subtraction of two large sums). Index arrays as in
-    :func:`centred_gram_csr` (checked; unsigned views). Time O(m + nnz), memory O(d).
+    ``mean_j^2`` each (no subtraction of two large sums). The per-column sums give both the
+    total (their sum) and each column's cancellation (``m mean_j^2`` against them). Index
+    arrays as in :func:`centred_gram_csr` (checked; unsigned views). Time O(m + nnz), memory
+    O(d).
     """
     m = indptr.shape[0] - 1
     sums = np.zeros(d)
@@ -235,10 +237,11 @@ def csr_column_moments(indptr, indices, data, d):
         sums[j] += np.float64(data[p])
         counts[j] += 1
     mean = sums / m
-    ssq = 0.0
+    ssq = np.zeros(d)
     for p in range(indptr[m]):
-        r = np.float64(data[p]) - mean[indices[p]]
-        ssq += r * r
+        j = indices[p]
+        r = np.float64(data[p]) - mean[j]
+        ssq[j] += r * r
     for j in range(d):
-        ssq += (m - counts[j]) * mean[j] * mean[j]
+        ssq[j] += (m - counts[j]) * mean[j] * mean[j]
     return mean, ssq
