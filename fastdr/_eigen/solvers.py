@@ -120,7 +120,7 @@ def _shift_invert_bottom(A, k, tol, max_iter, v0):
 def lobpcg_pairs(A, k, largest, tol, max_iter, rng):
     """k extreme pairs by LOBPCG on an oversampled block.
 
-    The block holds ``max(2k, k + 8)`` vectors (at most n): LOBPCG's convergence rate for
+    The block holds ``max(2k, k + 4)`` vectors (at most n): LOBPCG's convergence rate for
     the k-th pair depends on the gap to the first pair outside the block, and a block of
     exactly k stalls where that gap is small or where a null space (a centred kernel's) sits
     next to the wanted pairs. Convergence is judged by residuals relative to the largest
@@ -128,7 +128,7 @@ def lobpcg_pairs(A, k, largest, tol, max_iter, rng):
     as LLE's, have no scale of their own).
     """
     n = A.shape[0]
-    block = min(n, max(2 * k, k + 8))
+    block = min(n, max(2 * k, k + 4))
     X = rng.standard_normal((n, block))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
