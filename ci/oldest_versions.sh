@@ -35,7 +35,7 @@ $PYTHON -m venv "$WORK/venv"
 "$WORK/venv/bin/python" -m pip install -q --disable-pip-version-check \
     -c "$WORK/oldest.txt" "$WHEEL[test]"
 mkdir "$WORK/run"
-cp -r tests bench docs pyproject.toml README.md CHANGELOG.md LICENSE CITATION.cff "$WORK/run/"
+cp -r tests bench docs examples pyproject.toml README.md CHANGELOG.md LICENSE CITATION.cff "$WORK/run/"
 cd "$WORK/run"
 "$WORK/venv/bin/python" - "$WORK/oldest.txt" <<'PY'
 import importlib.metadata as md
