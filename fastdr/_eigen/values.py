@@ -129,12 +129,17 @@ def inverse_sqrt(values):
     return out
 
 
+def column_signs(vectors):
+    """The sign (+1 or -1, float64) of each column's entry of largest magnitude."""
+    if vectors.size == 0:
+        return np.ones(vectors.shape[1])
+    rows = np.argmax(np.abs(vectors), axis=0)
+    signs = np.sign(vectors[rows, np.arange(vectors.shape[1])]).astype(np.float64)
+    signs[signs == 0] = 1.0
+    return signs
+
+
 def fix_signs(vectors):
     """Flip each column so that its entry of largest magnitude is positive. In place."""
-    if vectors.size == 0:
-        return vectors
-    rows = np.argmax(np.abs(vectors), axis=0)
-    signs = np.sign(vectors[rows, np.arange(vectors.shape[1])])
-    signs[signs == 0] = 1
-    vectors *= signs.astype(vectors.dtype)
+    vectors *= column_signs(vectors).astype(vectors.dtype)
     return vectors

@@ -254,13 +254,9 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             X_valid = check_query(self, X, "transform")
             X_valid = X_valid.astype(self._fit_X.dtype, copy=False)
             check_distance_magnitude(X_valid, centre=self._centre)
-            if getattr(self, "_axes", None) is not None:
+            if getattr(self, "_axes", None) is not None:  # the Euclidean (PCA) route
                 return project_centred(X_valid, self._mean, self._axes.T)
-            if self.metric == "euclidean":
-                sq_dists = pairwise_distances(X_valid, self._fit_X, metric="sqeuclidean",
-                                              n_jobs=self.n_jobs)
-            else:
-                sq_dists = np.square(self._distances(X_valid, self._fit_X), dtype=np.float64)
+            sq_dists = np.square(self._distances(X_valid, self._fit_X), dtype=np.float64)
             dtype = X_valid.dtype
         check_finite_matrix(sq_dists, "The matrix of squared distances to the training points",
                             DISTANCE_REMEDY)

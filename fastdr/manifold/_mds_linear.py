@@ -14,7 +14,7 @@ New points need no distances either: the landmark-MDS triangulation
 
 import numpy as np
 
-from .._eigen.values import select_count, zero_roundoff_eigenvalues
+from .._eigen.values import column_signs, select_count, zero_roundoff_eigenvalues
 from ..decomposition._centred import project_centred
 from ..decomposition._pca_solvers import fit_covariance, fit_full
 
@@ -70,10 +70,7 @@ def embed_euclidean(X, n_components):
     axes[:, ~positive] = 0.0
     embedding = project_centred(X, route.mean, axes.T)
     # the sign convention of the route through B: each column's largest entry is positive
-    if keep and m:
-        rows = np.argmax(np.abs(embedding), axis=0)
-        signs = np.sign(embedding[rows, np.arange(keep)]).astype(np.float64)
-        signs[signs == 0] = 1.0
-        embedding *= signs.astype(embedding.dtype)
-        axes *= signs
+    signs = column_signs(embedding)
+    embedding *= signs.astype(embedding.dtype)
+    axes *= signs
     return np.ascontiguousarray(embedding), eigenvalues, route.mean, axes
