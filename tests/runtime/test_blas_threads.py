@@ -18,8 +18,10 @@ from fastdr._runtime import threads as _parallel
 
 def _launch_loop(stop, errors):
     # compiled, large enough that a launch lasts milliseconds so the main thread can catch
-    # one; interpreted (NUMBA_DISABLE_JIT coverage pass), a small launch is already that slow
-    m = 200 if numba.config.DISABLE_JIT else 3000
+    # one; interpreted (NUMBA_DISABLE_JIT coverage pass), a tiny launch is already that slow,
+    # and must stay short: the caller mode waits out the launch in progress, so its entries
+    # per minute are bounded by the launch time (m=200 took 0.4 s under coverage)
+    m = 40 if numba.config.DISABLE_JIT else 3000
     X = np.random.default_rng(0).standard_normal((m, 20))
     nn = fastdr.NearestNeighbors(n_neighbors=3, algorithm="brute").fit(X)
     try:
@@ -207,7 +209,9 @@ def test_isomap_and_lle_bit_identical_while_another_thread_launches():
     # their eigensolver runs in the caller mode: another thread's launches (which limit
     # OpenBLAS to one thread) cannot change its thread count mid-solve, nor the result
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((1000, 20))
+    # interpreted (the coverage pass), 1,000 points took over 200 s; 300 still solve a dense
+    # eigenproblem large enough for OpenBLAS to use its threads
+    X = rng.standard_normal((300 if numba.config.DISABLE_JIT else 1000, 20))
 
     def isomap():
         return fastdr.Isomap(n_neighbors=10, n_components=3,
