@@ -47,8 +47,8 @@ def swiss_roll_arclength(t):
 def make_data(kind, m, d, dtype="float64", seed=0):
     """Build (and cache) one :class:`Data` of ``kind``: ``gauss``, ``aniso`` (column j with
     variance 1/(j+1)), ``uniform``, ``blobs5``/``blobs10`` (Gaussian classes, m queries too),
-    ``clusters20`` (20 separated Gaussian clusters), ``swiss``, ``s_curve`` or ``digits`` (at
-    most its 1797 x 64)."""
+    ``clusters20`` (20 separated Gaussian clusters), ``swiss``, ``s_curve``, ``digits`` (at
+    most its 1797 x 64) or ``sparse<share>`` (CSR, aniso values at random places)."""
     rng = np.random.default_rng(seed)
     if kind == "gauss":
         return Data(rng.standard_normal((m, d)).astype(dtype))
@@ -77,6 +77,8 @@ def make_data(kind, m, d, dtype="float64", seed=0):
         X = _rotate_into(X3, d, rng)
         return Data(np.ascontiguousarray(X, dtype=dtype), truth=truth, colour=t,
                     y=_position_classes(t, 6))
+    if kind.startswith("sparse"):  # "sparse0.001": CSR, that share of each row stored
+        return Data(_sparse_rows(m, d, float(kind[len("sparse"):]), dtype, rng))
     if kind == "digits":
         from sklearn.datasets import load_digits
 
@@ -87,6 +89,21 @@ def make_data(kind, m, d, dtype="float64", seed=0):
             X, y = X[keep], y[keep]
         return Data(np.ascontiguousarray(X, dtype=dtype), y=y)
     raise ValueError(f"Unknown data kind {kind!r}.")
+
+
+def _sparse_rows(m, d, share, dtype, rng):
+    """A CSR m x d with ``max(1, round(share d))`` entries per row at random columns (built
+    row-wise, never dense: 1,000,000 x 10,000 at 0.1% is 10 million entries), column j's
+    values with variance 1/(j+1) as in ``aniso``."""
+    import scipy.sparse
+
+    per_row = max(1, round(share * d))
+    indices = rng.integers(0, d, size=m * per_row)
+    values = rng.standard_normal(m * per_row) / np.sqrt(1.0 + indices)
+    indptr = np.arange(0, m * per_row + 1, per_row, dtype=np.int64)
+    X = scipy.sparse.csr_matrix((values.astype(dtype), indices, indptr), shape=(m, d))
+    X.sum_duplicates()  # a column drawn twice in a row: one entry
+    return X
 
 
 def _position_classes(t, n_classes):

@@ -24,6 +24,7 @@ FILES=(
     manifold/tests/test_locally_linear.py
     manifold/tests/test_classical_mds.py
     neighbors/tests/test_nca.py
+    decomposition/tests/test_incremental_pca.py
     decomposition/tests/test_kernel_pca.py
     decomposition/tests/test_pca.py
     tests/test_discriminant_analysis.py

@@ -14,6 +14,7 @@ PARAMS = {
     "KNeighborsClassifier": {"n_neighbors": 4, "weights": "distance"},
     "KNeighborsRegressor": {"n_neighbors": 4},
     "PCA": {"n_components": 2, "random_state": 0},
+    "IncrementalPCA": {"n_components": 2},
     "KernelPCA": {"n_components": 2, "kernel": "rbf", "random_state": 0},
     "LinearDiscriminantAnalysis": {},  # n_components > n_classes - 1 is an error (binary checks)
     "ClassicalMDS": {"n_components": 2, "random_state": 0},

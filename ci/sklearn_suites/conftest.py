@@ -54,7 +54,7 @@ CANDIDATES = {
         "radius_neighbors_graph",
         "NeighborhoodComponentsAnalysis",
     ),
-    "sklearn.decomposition": ("PCA", "KernelPCA"),
+    "sklearn.decomposition": ("PCA", "IncrementalPCA", "KernelPCA"),
     "sklearn.manifold": (
         "Isomap",
         "LocallyLinearEmbedding",

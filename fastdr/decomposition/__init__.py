@@ -5,7 +5,8 @@ matrix, keep the top d' eigenvectors. Kernel PCA (ch. 10.4) does the same with t
 kernel matrix of the training samples and projects new samples through kernel sums.
 """
 
+from ._incremental_pca import IncrementalPCA
 from ._kernel_pca import KernelPCA
 from ._pca import PCA
 
-__all__ = ["KernelPCA", "PCA"]
+__all__ = ["IncrementalPCA", "KernelPCA", "PCA"]

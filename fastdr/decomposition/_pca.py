@@ -11,21 +11,20 @@ from math import log, pi
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg
 
-from .._base import BaseEstimator, TransformerMixin
+from .._base import BaseEstimator
 from .._eigen.values import fix_signs, n_components_for_ratio
 from .._validation.arrays import (
     check_array,
     check_finite,
     check_is_fitted,
-    check_n_features,
     check_query,
 )
 from .._validation.feature_names import record_feature_names
 from .._validation.params import Interval, StrOptions, validate_params
-from ._centred import column_means, project_centred
+from ._centred import column_means
 from ._pca_mle import infer_dimension
+from ._pca_model import LinearProjectionModel
 from ._pca_solvers import (
     EXACT,
     fit_covariance,
@@ -40,7 +39,7 @@ from ._pca_sparse import check_sparse, check_sparse_solver, is_sparse
 SVD_SOLVERS = ("auto", "full", "covariance_eigh", "arpack", "randomized", "gram")
 
 
-class PCA(TransformerMixin, BaseEstimator):
+class PCA(LinearProjectionModel, BaseEstimator):
     """Principal component analysis: the top eigenvectors of the covariance matrix.
 
     The same parameters, attributes, methods, errors and answers as scikit-learn 1.9's
@@ -254,136 +253,6 @@ default="auto"
         signs = np.sign(np.sum(route.vectors[:, :kept] * self.components_.T, axis=0))
         Z = route.scores[:, :kept] * signs
         return X, np.ascontiguousarray(Z, dtype=self.components_.dtype)
-
-    def transform(self, X):
-        """Project X on the principal axes.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, ``n_components_``)
-            ``(X - mean_) @ components_.T``, divided by ``sqrt(explained_variance_)`` when
-            ``whiten``.
-        """
-        check_is_fitted(self, "components_")
-        if is_sparse(X):
-            X = check_sparse(X)
-            check_n_features(self, X, "transform")
-            return self._project(X)
-        return self._project(check_query(self, X, "transform"))
-
-    def _project(self, X):
-        if is_sparse(X):
-            W = self.components_.T.astype(X.dtype)
-            Z = np.asarray(X @ W) - self.mean_.astype(X.dtype) @ W
-        else:
-            Z = project_centred(X, self.mean_, self.components_)
-        return self._whiten(Z)
-
-    def _whiten(self, Z):
-        if self.whiten:
-            scale = np.sqrt(np.maximum(self.explained_variance_.astype(np.float64), 0.0))
-            factor = np.zeros_like(scale)
-            positive = scale > 0
-            eps = np.finfo(self.components_.dtype).eps
-            factor[positive] = 1.0 / np.maximum(scale[positive], eps)
-            Z *= factor.astype(Z.dtype)
-        return Z
-
-    def inverse_transform(self, X):
-        """Map projections back to the input space: ``W z + mean_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, ``n_components_``)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_features)
-        """
-        check_is_fitted(self, "components_")
-        Z = check_array(X, min_samples=0, min_features=0)
-        if Z.shape[1] != self.n_components_:
-            raise ValueError(
-                f"X has {Z.shape[1]} columns, but this PCA has {self.n_components_} "
-                "components; inverse_transform takes the output of transform."
-            )
-        W = self.components_.astype(np.float64)
-        if self.whiten:
-            W = np.sqrt(np.maximum(self.explained_variance_, 0)).astype(np.float64)[:, None] * W
-        out = Z.astype(np.float64) @ W + self.mean_.astype(np.float64)
-        return out.astype(Z.dtype)
-
-    def _model_terms(self):
-        components = self.components_
-        variance = self.explained_variance_
-        if self.whiten:  # scikit-learn's generative model of the whitened fit
-            components = components * np.sqrt(variance[:, None])
-        noise = self.noise_variance_
-        diff = np.where(variance > noise, variance - noise, 0.0).astype(variance.dtype)
-        return components, diff, noise
-
-    def get_covariance(self):
-        """The data covariance under probabilistic PCA's generative model.
-
-        ``components_.T diag(explained_variance_ - noise_variance_) components_ +
-        noise_variance_ I`` (differences below 0 count as 0; with ``whiten`` each component
-        is scaled by ``sqrt(explained_variance_)`` first, as scikit-learn does).
-
-        Returns
-        -------
-        ndarray of shape (n_features, n_features)
-        """
-        check_is_fitted(self, "components_")
-        components, diff, noise = self._model_terms()
-        cov = (components.T * diff) @ components
-        cov.flat[::cov.shape[0] + 1] += noise
-        return cov
-
-    def get_precision(self):
-        """The inverse of :meth:`get_covariance`, by the matrix inversion lemma.
-
-        Returns
-        -------
-        ndarray of shape (n_features, n_features)
-        """
-        check_is_fitted(self, "components_")
-        try:
-            precision = self._precision()
-        except (np.linalg.LinAlgError, ValueError) as exc:  # singular, or inf/NaN entries
-            raise self._singular_model(str(exc).rstrip(".")) from None
-        if not np.isfinite(precision).all():
-            raise self._singular_model("its inverse has non-finite entries")
-        return precision
-
-    def _precision(self):
-        d = self.components_.shape[1]
-        if self.n_components_ == 0:
-            with np.errstate(divide="ignore"):  # a zero noise variance: refused by the caller
-                return np.eye(d) / self.noise_variance_
-        if self.noise_variance_ == 0.0:
-            return scipy.linalg.inv(self.get_covariance())
-        components, diff, noise = self._model_terms()
-        inner = components @ components.T / noise
-        with np.errstate(divide="ignore"):
-            inner.flat[::inner.shape[0] + 1] += 1.0 / diff
-        precision = components.T @ scipy.linalg.inv(inner) @ components
-        precision /= -(noise**2)
-        precision.flat[::d + 1] += 1.0 / noise
-        return precision
-
-    def _singular_model(self, detail):
-        """The error for a model whose covariance cannot be inverted (constant or
-        rank-deficient training data, no noise left to spread over the missing directions)."""
-        return np.linalg.LinAlgError(
-            "The fitted PCA model's covariance is singular, so its precision and the "
-            f"log-likelihood (score, score_samples) are undefined ({detail}): the training "
-            "data is constant or spans fewer directions than features. Fit with n_components "
-            "below the data's rank, so that noise_variance_ > 0, on data that varies."
-        )
 
     def score_samples(self, X):
         """Log-likelihood of each sample under probabilistic PCA (Tipping and Bishop, 1999).

@@ -98,6 +98,8 @@ def test_single_sample_is_a_clear_error(name):
 SINGLE_FEATURE_ERRORS = {
     "PCA": re.escape("n_components=2 must be between 0 and min(n_samples, n_features)=1 "
                      "with svd_solver="),
+    "IncrementalPCA": re.escape("n_components=2 invalid for n_features=1, need more rows "
+                                "than columns for IncrementalPCA processing"),
     "NeighborhoodComponentsAnalysis": re.escape("`n_components` (2) cannot be greater than the "
                                                 "given data dimensionality (1)!"),
     # scikit-learn's LLE refuses n_components > n_features too (issue 15 parity)

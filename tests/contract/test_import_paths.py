@@ -19,7 +19,8 @@ EXCEPTIONS = ["ConvergenceWarning", "DataConversionWarning", "EigenSolverError",
 # module -> the public names importable from it today
 PUBLIC = {
     "fastdr": [
-        "ClassicalMDS", "Isomap", "KNeighborsClassifier", "KNeighborsRegressor", "KernelPCA",
+        "ClassicalMDS", "IncrementalPCA", "Isomap", "KNeighborsClassifier",
+        "KNeighborsRegressor", "KernelPCA",
         "LinearDiscriminantAnalysis", "LocallyLinearEmbedding", "MMC", "MMC_Supervised",
         "Mahalanobis", "NearestNeighbors", "NeighborhoodComponentsAnalysis", "PCA",
         "config_context", "geodesic_distances", "get_config", "kneighbors_graph",
@@ -29,7 +30,7 @@ PUBLIC = {
     "fastdr.neighbors": ["KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors",
                          "kneighbors_graph", "nndescent_graph", "nndescent_query",
                          "radius_neighbors_graph"],
-    "fastdr.decomposition": ["KernelPCA", "PCA"],
+    "fastdr.decomposition": ["IncrementalPCA", "KernelPCA", "PCA"],
     "fastdr.discriminant": ["LinearDiscriminantAnalysis"],
     "fastdr.manifold": ["ClassicalMDS", "Isomap", "LocallyLinearEmbedding",
                         "geodesic_distances", "locally_linear_embedding"],

@@ -15,6 +15,7 @@ from .. import estimators
 # fastdr transformer -> scikit-learn's namesake with the same parameters (None: none exists)
 TRANSFORMERS = {
     "PCA": decomposition.PCA,
+    "IncrementalPCA": decomposition.IncrementalPCA,
     "KernelPCA": decomposition.KernelPCA,
     "LinearDiscriminantAnalysis": discriminant_analysis.LinearDiscriminantAnalysis,
     "ClassicalMDS": manifold.ClassicalMDS,

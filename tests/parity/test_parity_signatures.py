@@ -39,6 +39,7 @@ from ..estimators import small_data
 # its documented attributes: the union over them must cover the Attributes section)
 ESTIMATORS = {
     "PCA": ("sklearn.decomposition", [{}]),
+    "IncrementalPCA": ("sklearn.decomposition", [{}]),
     "KernelPCA": ("sklearn.decomposition", [{}, {"fit_inverse_transform": True}]),
     "LinearDiscriminantAnalysis": ("sklearn.discriminant_analysis",
                                    [{}, {"store_covariance": True}]),
