@@ -44,7 +44,8 @@ from .._validation.params import (
 )
 from ..exceptions import NotFittedError, compatible
 from ._kernel_pca_inverse import apply_preimage, fit_preimage
-from ._kernel_pca_kernels import callable_kernel, check_sparse, dense_kernel, sparse_kernel
+from ._kernel_pca_kernels import EstimatorKernel, check_sparse
+from ._kernel_pca_nystrom import fit_nystrom, transform_nystrom
 from ._kernel_pca_spectrum import CentredKernel, clean_spectrum, nystrom_start
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine", "precomputed")
@@ -53,7 +54,7 @@ DISTANCE_KERNELS = ("rbf",)
 _WHAT = "The centred kernel matrix"
 
 
-class KernelPCA(TransformerMixin, BaseEstimator):
+class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
     """Kernel principal component analysis.
 
     A drop-in replacement for scikit-learn's ``KernelPCA``: the same parameters, defaults,
@@ -118,6 +119,14 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     verbose : int, default=0
         1 or more prints one line per stage of ``fit`` (kernel matrix, eigensolver) with its
         time. A fastdr extra: scikit-learn's KernelPCA has no ``verbose``.
+    n_landmarks : int or None, default=None
+        A fastdr extra. None: the exact method. An int L: Nystrom kernel PCA on L landmark
+        samples, which never forms the m x m kernel: time O(m L (d + L)), memory O(L^2 + m
+        ``n_components``) (the user guide's "Spectral methods"). L >= m is the exact
+        method's answer, computed the Nystrom way.
+    landmark_method : {"random", "kmeans++"}, default="random"
+        A fastdr extra, with ``n_landmarks``: landmarks drawn uniformly (seeded by
+        ``random_state``) or by k-means++ seeding, which spreads them over the data.
 
     Attributes
     ----------
@@ -141,6 +150,11 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         The training data. Absent for ``kernel="precomputed"``, where scikit-learn keeps
         the centred training kernel there: fastdr decomposes that matrix in place instead
         of holding a second m x m copy.
+    landmarks_ : ndarray or sparse matrix of shape (L, n_features)
+        With ``n_landmarks``: the landmark samples (``X[landmark_indices_]``), which
+        ``transform`` uses; the pre-image regression is then fitted on them.
+    landmark_indices_ : ndarray of shape (L,)
+        With ``n_landmarks``: the rows of X chosen as landmarks, ascending.
 
     Notes
     -----
@@ -169,13 +183,15 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         "copy_X": ["boolean"],
         "n_jobs": N_JOBS,
         "verbose": VERBOSE,
+        "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
+        "landmark_method": [StrOptions({"random", "kmeans++"})],
     }
 
     def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  kernel_params=None, alpha=1.0, fit_inverse_transform=False,
                  eigen_solver="auto", tol=0, max_iter=None, iterated_power="auto",
                  remove_zero_eig=False, random_state=None, copy_X=True, n_jobs=None,
-                 verbose=0):
+                 verbose=0, n_landmarks=None, landmark_method="random"):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -193,6 +209,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.copy_X = copy_X
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.n_landmarks = n_landmarks
+        self.landmark_method = landmark_method
 
     def fit(self, X, y=None):
         """Fit the model on X (or on a precomputed kernel matrix).
@@ -257,8 +275,15 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             )
         record_feature_names(self, X)
         log = StageLog(type(self).__name__, self.verbose)
-        for stale in ("_centre", "X_fit_", "dual_coef_", "X_transformed_fit_"):
+        for stale in ("_centre", "X_fit_", "dual_coef_", "X_transformed_fit_", "_nystrom",
+                      "landmarks_", "landmark_indices_"):
             self.__dict__.pop(stale, None)
+        if self.kernel == "precomputed" and self.n_landmarks is not None:
+            raise ValueError(
+                f"n_landmarks={self.n_landmarks} needs the samples, to compute their kernel "
+                "against the landmarks: pass X with a named or callable kernel, or "
+                "n_landmarks=None with kernel='precomputed'."
+            )
         if self.kernel == "precomputed":
             K0 = check_precomputed_square(X, "The precomputed kernel matrix", negative_ok=True,
                                           n_jobs=self.n_jobs)
@@ -283,6 +308,11 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             n_components = self._n_components(m)
             self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / X.shape[1]
             self.n_features_in_ = X.shape[1]
+            if self.n_landmarks is not None:
+                self.X_fit_ = X
+                fit_nystrom(self, X, n_components, check_random_state(self.random_state), log)
+                log.total()
+                return self
             check_dense_allocation((m, m), X.dtype, what=f"The {m} x {m} kernel matrix",
                                    alternative="Pass float32 input or fewer samples.")
         k_solve = n_components if isinstance(n_components, int) else m
@@ -347,43 +377,6 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             n_components = min(int(n_components), m)
         return check_n_components(n_components, m, estimator="KernelPCA", limit="n_samples")
 
-    def _kernel_name(self):
-        return getattr(self.kernel, "__name__", "callable") if callable(self.kernel) \
-            else self.kernel
-
-    def _nonfinite_remedy(self):
-        if self.kernel == "poly" and float(self.degree) != int(self.degree):
-            return (f"kernel='poly' with the non-integer degree={self.degree!r} is NaN where "
-                    "gamma <x, y> + coef0 < 0: use an integer degree, or non-negative data "
-                    "and coef0 >= 0.")
-        if self.kernel == "precomputed":
-            return "Pass a finite kernel matrix."
-        if callable(self.kernel):
-            return "Make the kernel callable return finite values on this data."
-        return ("The kernel overflows for data this large: scale X first (for example with "
-                "sklearn.preprocessing.StandardScaler), or lower gamma / degree.")
-
-    def _kernel(self, X, Y, out=None, mirror=True):
-        """The kernel between the rows of X and Y: into ``out`` (dense named kernels, no
-        temporaries) or a new array. ``mirror=False`` (X is Y, rbf): the lower triangle
-        may be left unfilled."""
-        dtype = np.result_type(X.dtype, Y.dtype)
-        if callable(self.kernel):
-            K = callable_kernel(self.kernel, X, Y, self.kernel_params or {}, dtype)
-        elif scipy.sparse.issparse(X) or scipy.sparse.issparse(Y):
-            K = sparse_kernel(X, Y, kernel=self.kernel, gamma=self.gamma_, coef0=self.coef0,
-                              degree=self.degree, n_jobs=self.n_jobs, dtype=dtype)
-        else:
-            if out is None:
-                out = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
-            return dense_kernel(X, Y, out, kernel=self.kernel, gamma=self.gamma_,
-                                coef0=self.coef0, degree=self.degree, n_jobs=self.n_jobs,
-                                mirror=mirror)
-        if out is not None:
-            out[...] = K
-            return out
-        return K
-
     def _kernel_columns(self, X, K):
         """``S -> K[:, S]`` for the training kernel: a precomputed K's rows S transposed
         (K is symmetric, and its rows are contiguous where its columns are strided),
@@ -422,6 +415,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
                 )
         else:
             X_valid = self._check_samples(X)
+            if getattr(self, "_nystrom", None) is not None:
+                return transform_nystrom(self, X_valid)
             n = X_valid.shape[0]
             check_dense_allocation((n, m), X_valid.dtype, what=f"The {n} x {m} kernel block",
                                    alternative="Transform fewer samples at a time.")
@@ -433,7 +428,6 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         scaled = self.eigenvectors_ * inverse_sqrt(self.eigenvalues_).astype(
             self.eigenvectors_.dtype)
         return K @ scaled.astype(K.dtype)
-
 
     def _check_samples(self, X):
         """Validate the samples of ``transform`` against the fitted X."""

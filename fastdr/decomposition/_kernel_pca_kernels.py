@@ -165,3 +165,46 @@ def check_sparse(X, *, name="X", min_samples=1, copy=False):
     (:func:`fastdr._validation.sparse.check_sparse`; a copy when ``copy``)."""
     return check_sparse_input(X, name=name, min_samples=min_samples, copy=copy,
                               index_dtype=None)
+
+
+class EstimatorKernel:
+    """Mixin: the kernel a KernelPCA's parameters define (``kernel``, ``gamma_``, ``degree``,
+    ``coef0``, ``kernel_params``, ``n_jobs``), on any input kind, and the remedy its error
+    messages give for non-finite values."""
+
+    def _kernel_name(self):
+        return getattr(self.kernel, "__name__", "callable") if callable(self.kernel) \
+            else self.kernel
+
+    def _nonfinite_remedy(self):
+        if self.kernel == "poly" and float(self.degree) != int(self.degree):
+            return (f"kernel='poly' with the non-integer degree={self.degree!r} is NaN where "
+                    "gamma <x, y> + coef0 < 0: use an integer degree, or non-negative data "
+                    "and coef0 >= 0.")
+        if self.kernel == "precomputed":
+            return "Pass a finite kernel matrix."
+        if callable(self.kernel):
+            return "Make the kernel callable return finite values on this data."
+        return ("The kernel overflows for data this large: scale X first (for example with "
+                "sklearn.preprocessing.StandardScaler), or lower gamma / degree.")
+
+    def _kernel(self, X, Y, out=None, mirror=True):
+        """The kernel between the rows of X and Y: into ``out`` (dense named kernels, no
+        temporaries) or a new array. ``mirror=False`` (X is Y, rbf): the lower triangle
+        may be left unfilled."""
+        dtype = np.result_type(X.dtype, Y.dtype)
+        if callable(self.kernel):
+            K = callable_kernel(self.kernel, X, Y, self.kernel_params or {}, dtype)
+        elif scipy.sparse.issparse(X) or scipy.sparse.issparse(Y):
+            K = sparse_kernel(X, Y, kernel=self.kernel, gamma=self.gamma_, coef0=self.coef0,
+                              degree=self.degree, n_jobs=self.n_jobs, dtype=dtype)
+        else:
+            if out is None:
+                out = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
+            return dense_kernel(X, Y, out, kernel=self.kernel, gamma=self.gamma_,
+                                coef0=self.coef0, degree=self.degree, n_jobs=self.n_jobs,
+                                mirror=mirror)
+        if out is not None:
+            out[...] = K
+            return out
+        return K
