@@ -122,8 +122,9 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
     n_landmarks : int or None, default=None
         A fastdr extra. None: the exact method. An int L: Nystrom kernel PCA on L landmark
         samples, which never forms the m x m kernel: time O(m L (d + L)), memory O(L^2 + m
-        ``n_components``) (the user guide's "Spectral methods"). L >= m is the exact
-        method's answer, computed the Nystrom way.
+        ``n_components``) (the user guide's "Spectral methods"). L >= m gives the exact
+        method's answer but for the directions in which the landmarks' kernel matrix has
+        eigenvalues below 1e-8 of its largest (dropped for numerical stability).
     landmark_method : {"random", "kmeans++"}, default="random"
         A fastdr extra, with ``n_landmarks``: landmarks drawn uniformly (seeded by
         ``random_state``) or by k-means++ seeding, which spreads them over the data.
@@ -137,9 +138,11 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
     eigenvectors_ : ndarray of shape (n_samples, ``n_components_``)
         Unit eigenvectors of the centred kernel matrix.
     dual_coef_ : ndarray of shape (n_samples, n_features)
-        Coefficients of the pre-image regression (``fit_inverse_transform=True``).
+        Coefficients of the pre-image regression (``fit_inverse_transform=True``); with
+        ``n_landmarks``, shape (L, n_features): the regression is fitted on the landmarks.
     X_transformed_fit_ : ndarray of shape (n_samples, ``n_components_``)
-        The embedding of the training samples (``fit_inverse_transform=True``).
+        The embedding of the training samples (``fit_inverse_transform=True``); with
+        ``n_landmarks``, of the L landmarks.
     n_components_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -262,6 +265,12 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
 
     def _fit(self, X):
         validate_params(self)
+        if self.kernel == "precomputed" and self.n_landmarks is not None:
+            raise ValueError(
+                f"n_landmarks={self.n_landmarks} needs the samples, to compute their kernel "
+                "against the landmarks: pass X with a named or callable kernel, or "
+                "n_landmarks=None with kernel='precomputed'."
+            )
         if self.fit_inverse_transform and self.kernel == "precomputed":
             raise ValueError(
                 "Cannot fit_inverse_transform with a precomputed kernel. Pass the samples "
@@ -278,12 +287,6 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
         for stale in ("_centre", "X_fit_", "dual_coef_", "X_transformed_fit_", "_nystrom",
                       "landmarks_", "landmark_indices_"):
             self.__dict__.pop(stale, None)
-        if self.kernel == "precomputed" and self.n_landmarks is not None:
-            raise ValueError(
-                f"n_landmarks={self.n_landmarks} needs the samples, to compute their kernel "
-                "against the landmarks: pass X with a named or callable kernel, or "
-                "n_landmarks=None with kernel='precomputed'."
-            )
         if self.kernel == "precomputed":
             K0 = check_precomputed_square(X, "The precomputed kernel matrix", negative_ok=True,
                                           n_jobs=self.n_jobs)

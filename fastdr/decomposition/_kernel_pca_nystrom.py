@@ -1,15 +1,16 @@
 """Nystrom kernel PCA (``KernelPCA(n_landmarks=L)``): kernel PCA without the m x m kernel.
 
 L landmark samples Z give every sample the feature vector ``phi(x) = W^T k(Z, x)``, with
-``W = K_ZZ^(-1/2)`` (over the numerical range of ``K_ZZ``), whose inner products are the
-Nystrom approximation of the kernel, ``k(x, y) ~ k(x, Z) K_ZZ^+ k(Z, y)`` (Williams and
-Seeger, 2001). Kernel PCA of that kernel is PCA of the features, centred by their mean over
-all m samples as the exact method centres the kernel: one pass over row blocks of the
-m x L cross-kernel accumulates the kernel rows' sum and their L x L second moment (the block
-is dropped after use), from which the features' scatter follows; the eigenproblem is
-L x L, and a second pass projects the training samples. ``transform`` streams new samples
-the same way. Time O(m L (d + L)), memory O(L^2 + block L + m k) beyond X; with L = m it is
-the exact method.
+``W = K_ZZ^(-1/2)`` (over the eigenvalues of ``K_ZZ`` above ``RANK_CUTOFF`` of the
+largest), whose inner products are the Nystrom approximation of the kernel,
+``k(x, y) ~ k(x, Z) K_ZZ^+ k(Z, y)`` (Williams and Seeger, 2001). Kernel PCA of that kernel
+is PCA of the features, centred by their mean over all m samples as the exact method centres
+the kernel: one pass over row blocks of the m x L cross-kernel accumulates the kernel rows'
+sum and their centred L x L second moment (each block is dropped after use), from which the
+features' scatter follows; the eigenproblem is L x L, and a second pass projects the
+training samples. ``transform`` streams new samples the same way. Time O(m L (d + L)),
+memory O(L^2 + block L + m k) beyond X; with L = m it is the exact method, but for the
+directions in which K_ZZ falls below the cut-off.
 """
 
 import numpy as np
@@ -19,6 +20,11 @@ from .._validation.budget import check_dense_allocation
 from ._kernel_pca_inverse import fit_preimage
 from ._kernel_pca_spectrum import clean_spectrum
 
+# eigenvalues of K_zz below this share of the largest are dropped from W = K_zz^(-1/2): W
+# amplifies the round-off of the accumulated second moment by up to 1 / (RANK_CUTOFF top),
+# so the scatter's round-off stays near eps / RANK_CUTOFF = 1e-8 of its largest eigenvalue;
+# the kernel's approximation loses at most that share of K_zz along the dropped directions
+RANK_CUTOFF = 1e-8
 # rows per block of the m x L cross-kernel: about 128 MB of float64 at any L (taller blocks
 # run the symmetric product closer to the BLAS's peak; bench/DECISIONS.md)
 _BLOCK_BYTES = 128 * 2**20
@@ -56,29 +62,38 @@ def fit_nystrom(estimator, X, n_components, rng, log):
     K_zz = np.asarray(estimator._kernel(landmarks, landmarks), dtype=np.float64)
     feature_map = _inverse_root(K_zz, estimator._nonfinite_remedy())
     log.done(f"{n_landmarks} landmarks and their kernel ({estimator.landmark_method})")
-    # the features' scatter is W^T (sum_i k_i k_i^T - m kbar kbar^T) W: the L x L
-    # second moment of the kernel rows is accumulated by symmetric products of the blocks
-    # (half a GEMM each), and W is applied once at the end
+    # the features' scatter is W^T (sum_i (k_i - kbar)(k_i - kbar)^T) W. The kernel rows
+    # are shifted by a provisional centre (the first block's mean row) before their second
+    # moment is accumulated: rbf rows are all positive, and sum k k^T - m kbar kbar^T would
+    # cancel most digits, which W (up to 1 / sqrt(RANK_CUTOFF top)) then amplifies. The
+    # symmetric products of the blocks cost half a GEMM each; W is applied once at the end.
     second = np.zeros((n_landmarks, n_landmarks))
     total = np.zeros(n_landmarks)
+    centre = None
     for K in _kernel_blocks(estimator, X, landmarks):
+        if centre is None:
+            centre = K.mean(axis=0)
+        K -= centre
         total += K.sum(axis=0)
         second += K.T @ K
     if not np.isfinite(total).all():  # a NaN or inf kernel value reaches its column's sum
         raise ValueError("The kernel between the samples and the landmarks has non-finite "
                          f"values. {estimator._nonfinite_remedy()}")
-    mean_row = total / m
-    second -= m * np.outer(mean_row, mean_row)
+    shift = total / m
+    second -= m * np.outer(shift, shift)
     scatter = feature_map.T @ second @ feature_map
-    mean = mean_row @ feature_map
+    mean = (centre + shift) @ feature_map
     log.done(f"scatter of the features ({m} x {n_landmarks} kernel, by row blocks)")
     values, vectors = np.linalg.eigh(0.5 * (scatter + scatter.T))
     values, vectors = values[::-1], vectors[:, ::-1]
+    r = feature_map.shape[1]  # the numerical rank of K_zz: the features' dimension
     if isinstance(n_components, float):  # fastdr's t: the textbook's variance rule
         k = n_components_for_ratio(np.maximum(values, 0.0), n_components)
     else:
-        r = feature_map.shape[1]  # the numerical rank of K_zz
-        k = r if n_components is None else min(int(n_components), r)
+        k = r if n_components is None else int(n_components)
+    if k > r:  # beyond the features' dimension the eigenvalues are 0, as past K's rank
+        values = np.concatenate([values, np.zeros(k - r)])
+        vectors = np.hstack([vectors, np.zeros((r, k - r))])
     values, vectors = values[:k], vectors[:, :k]
     values, vectors = clean_spectrum(
         values, vectors, double=X.dtype == np.float64,
@@ -121,7 +136,8 @@ def transform_nystrom(estimator, X):
 
 
 def _inverse_root(K_zz, remedy):
-    """``K_zz^(-1/2)`` over its numerical range, as L x r columns (r its numerical rank)."""
+    """``K_zz^(-1/2)`` over its eigenvalues above ``RANK_CUTOFF`` times the largest, as
+    L x r columns."""
     if not np.isfinite(K_zz).all():
         raise ValueError(f"The landmark kernel has non-finite values. {remedy}")
     values, vectors = np.linalg.eigh(0.5 * (K_zz + K_zz.T))
@@ -133,7 +149,7 @@ def _inverse_root(K_zz, remedy):
             "the landmarks are all alike. Use a positive semi-definite kernel, or more "
             "landmarks."
         )
-    keep = values > top * K_zz.shape[0] * np.finfo(np.float64).eps
+    keep = values > top * RANK_CUTOFF
     return vectors[:, keep] / np.sqrt(values[keep])
 
 
@@ -142,11 +158,16 @@ def _rows_per_block(n_landmarks):
 
 
 def _kernel_blocks(estimator, X, landmarks):
-    """``k(X_block, Z)`` of each row block of X, float64 (block x L). Its finiteness is
-    checked by the caller on what it accumulates (a NaN or inf entry reaches it)."""
-    rows = _rows_per_block(landmarks.shape[0])
+    """``k(X_block, Z)`` of each row block of X, float64 (block x L), written into one
+    buffer reused for every block (a fresh 128 MB array per block costs its page faults
+    again); a block is overwritten when the next is asked for. Its finiteness is checked by
+    the caller on what it accumulates (a NaN or inf entry reaches it)."""
+    rows = min(_rows_per_block(landmarks.shape[0]), X.shape[0])
+    dtype = np.result_type(X.dtype, landmarks.dtype)
+    buffer = np.empty((rows, landmarks.shape[0]), dtype=dtype)
     for start in range(0, X.shape[0], rows):
-        K = estimator._kernel(X[start:start + rows], landmarks)
+        stop = min(start + rows, X.shape[0])
+        K = estimator._kernel(X[start:stop], landmarks, out=buffer[:stop - start])
         yield np.asarray(K, dtype=np.float64)
 
 
