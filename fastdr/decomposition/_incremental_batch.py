@@ -43,13 +43,30 @@ _BLOCK_ROWS = 1024
 @dataclass
 class Spectrum:
     """A batch's update: the kept right singular vectors (rows), all the singular values
-    computed, the squared Frobenius norm of M, and M's smaller side (the length of
-    scikit-learn's full list of singular values)."""
+    computed, the squared Frobenius norm of M, M's smaller side (the length of
+    scikit-learn's full list of singular values), and ``tail``, the sum of the squared
+    singular values beyond the kept ones (from the norm; computed before any scaling back,
+    so that it overflows to inf rather than to inf - inf)."""
 
     components: np.ndarray
     singular_values: np.ndarray
     total: float
     rank_bound: int
+    tail: float = None
+
+    def __post_init__(self):
+        if self.tail is None:
+            kept = self.singular_values[:self.components.shape[0]]
+            self.tail = max(self.total - float(np.sum(kept * kept)), 0.0)
+
+    def unscaled(self, factor):
+        """The spectrum of M from that of ``factor M``."""
+        if factor == 1.0:
+            return self
+        with np.errstate(over="ignore"):
+            return Spectrum(self.components, self.singular_values / factor,
+                            self.total / factor / factor, self.rank_bound,
+                            self.tail / factor / factor)
 
 
 def batch_moments(X):
@@ -70,7 +87,8 @@ def merge_moments(n_a, mean_a, var_a, b, mean_b, ssq_b):
         return n, mean_b.copy(), ssq_b / n
     delta = mean_b - mean_a
     mean = mean_a + delta * (b / n)
-    ssq = var_a * n_a + ssq_b + delta * delta * (n_a * b / n)
+    with np.errstate(over="ignore"):  # refused by the estimator when not finite
+        ssq = var_a * n_a + ssq_b + delta * delta * (n_a * b / n)
     return n, mean, ssq / n
 
 
@@ -79,20 +97,48 @@ def update(X, mean_b, ssq_b, prior, correction, k):
     means ``mean_b`` and centred column sums of squares ``ssq_b`` (from
     :func:`batch_moments`: None for a dense batch), the previous ``diag(S) V`` (``prior``,
     or None for the first batch) and the mean correction row (None for the first batch).
-    Returns ``(Spectrum, ssq_b)``."""
+    Returns ``(Spectrum, ssq_b)``.
+
+    M is scaled by a power of two (exact) when its entries are so large or so small that
+    its Gram matrix would overflow or underflow; the singular values are scaled back."""
     b, d = X.shape
     rows = b + (0 if prior is None else prior.shape[0] + 1)
     rank_bound = min(rows, d)
-    if scipy.sparse.issparse(X):
-        batch = _SparseCentred(X, mean_b)
+    sparse = scipy.sparse.issparse(X)
+    if sparse:
+        largest = max(float(np.abs(X.data).max(initial=0.0)), float(np.abs(mean_b).max()))
     else:
-        batch = _DenseCentred(np.subtract(X, mean_b, dtype=np.float64))
-        ssq_b = np.einsum("ij,ij->j", batch.centred, batch.centred)
-    total = float(ssq_b.sum())
+        centred = np.subtract(X, mean_b, dtype=np.float64)
+        ssq_b = np.einsum("ij,ij->j", centred, centred)
+        # the largest column norm bounds the largest entry within sqrt(b): a second pass
+        # over the batch is needed only near the limits
+        norm = float(np.sqrt(ssq_b.max(initial=0.0)))
+        inside = 2.0**-280 * np.sqrt(b) <= norm <= 2.0**280  # 0: constant, or underflow
+        largest = 1.0 if inside else float(max(centred.max(), -centred.min()))
+    if prior is not None:
+        largest = max(largest, float(np.abs(prior).max(initial=0.0)),
+                      float(np.abs(correction).max()))
+    factor = _power_of_two_scale(largest)
+    if factor != 1.0:
+        if prior is not None:
+            prior, correction = prior * factor, correction * factor
+        mean_b = mean_b * factor
+        if sparse:
+            X = X.multiply(factor).tocsr()
+        else:
+            centred *= factor
+    if sparse:
+        batch = _SparseCentred(X, mean_b)
+        scaled_ssq = ssq_b if factor == 1.0 else batch_moments(X)[1]
+    else:
+        batch = _DenseCentred(centred)
+        scaled_ssq = ssq_b if factor == 1.0 else np.einsum("ij,ij->j", centred, centred)
+    total = float(scaled_ssq.sum())
     if prior is not None:
         total += float(np.sum(prior * prior) + correction @ correction)
     if rank_bound > _GRAM_MAX_SIDE and _SIDE_PER_COMPONENT * k <= rank_bound:
-        return _truncated(batch, prior, correction, k, total, (rows, d)), ssq_b
+        spectrum = _truncated(batch, prior, correction, k, total, (rows, d))
+        return spectrum.unscaled(factor), ssq_b
     side = d if rows >= d else rows
     check_dense_allocation((side, side), np.float64, what="IncrementalPCA's Gram matrix of "
                            "a batch", alternative=f"pass a smaller n_components (at most "
@@ -100,12 +146,21 @@ def update(X, mean_b, ssq_b, prior, correction, k):
                            "ARPACK then works on the batch as an operator and stores no such "
                            "matrix")
     if rows >= d:
-        gram = batch.feature_gram(ssq_b)
+        gram = batch.feature_gram(scaled_ssq)
         if prior is not None:
             gram += prior.T @ prior
             gram += np.outer(correction, correction)
-        return _from_feature_gram(gram, k, total, rank_bound), ssq_b
-    return _from_row_gram(batch, prior, correction, k, total, (rows, d)), ssq_b
+        return _from_feature_gram(gram, k, total, rank_bound).unscaled(factor), ssq_b
+    spectrum = _from_row_gram(batch, prior, correction, k, total, (rows, d))
+    return spectrum.unscaled(factor), ssq_b
+
+
+def _power_of_two_scale(largest):
+    """1, or the power of two that brings ``largest`` near 1 when M's Gram matrix (sums of
+    products of its entries) could overflow or lose digits to underflow."""
+    if largest == 0.0 or not np.isfinite(largest) or 2.0**-300 <= largest <= 2.0**300:
+        return 1.0
+    return float(np.ldexp(1.0, -np.frexp(largest)[1]))
 
 
 class _DenseCentred:
@@ -141,6 +196,16 @@ class _SparseCentred:
         return gram
 
     def gram(self):
+        if centring_loss(self.X, self.mean) > _MAX_CANCELLATION:
+            # a feature whose mean dwarfs its spread: centre column blocks exactly (O(b
+            # block) memory) instead of cancelling X X^T against the mean terms
+            columns = self.X.tocsc()
+            gram = np.zeros((self.X.shape[0],) * 2)
+            for start in range(0, self.X.shape[1], _BLOCK_ROWS):
+                block = columns[:, start:start + _BLOCK_ROWS].toarray().astype(np.float64)
+                block -= self.mean[start:start + _BLOCK_ROWS]
+                gram += block @ block.T
+            return gram
         X64 = self.X.astype(np.float64) if self.X.dtype != np.float64 else self.X
         row_dot_mean = np.asarray(X64 @ self.mean).ravel()
         gram = (X64 @ X64.T).toarray()

@@ -81,9 +81,15 @@ class IncrementalPCA(LinearProjectionModel, BaseEstimator):
     Notes
     -----
     All fitted arrays are float64, and so are the projections, whatever the input dtype
-    (as in scikit-learn). Unlike scikit-learn, :meth:`partial_fit` accepts sparse batches
-    too; neither method densifies one: its Gram matrices come from sparse products with the
-    centring applied implicitly.
+    (scikit-learn's are float32 after a single float32 batch, float64 after two or more).
+    Unlike scikit-learn, :meth:`partial_fit` accepts sparse batches too; neither method
+    densifies one: its Gram matrices come from sparse products with the centring applied
+    implicitly (but for a column whose mean exceeds its spread ten-thousandfold, centred
+    exactly from blocks of 1,024 rows or columns at a time).
+
+    Where scikit-learn returns NaN, fastdr raises: a first batch of one row (the variance
+    of one sample is undefined), data whose variances overflow or underflow float64. On
+    constant data ``explained_variance_ratio_`` is 0 (scikit-learn: NaN).
 
     When the batch and the feature count both exceed 1,024 and ``n_components`` is at most
     1/32 of both, ARPACK works on the centred batch as an operator (dense or sparse), so
@@ -140,8 +146,8 @@ class IncrementalPCA(LinearProjectionModel, BaseEstimator):
         self
         """
         validate_params(self)
-        record_feature_names(self, X)
-        X = self._check(X, min_samples=2)
+        raw, X = X, self._check(X, min_samples=2)
+        record_feature_names(self, raw)  # after the checks: a refused X changes nothing
         for name in _FITTED:
             self.__dict__.pop(name, None)
         n_samples, n_features = X.shape
@@ -233,6 +239,7 @@ class IncrementalPCA(LinearProjectionModel, BaseEstimator):
         spectrum, ssq_b = update(X, mean_b, ssq_b, prior, correction, k)
         n, mean, var = merge_moments(n_a, mean_a, var_a, b, mean_b, ssq_b)
         values = spectrum.singular_values
+        _check_representable(var, values)
         squares = values * values
         total_variance = float(np.sum(var * n))
         self.n_samples_seen_ = np.float64(n)
@@ -247,7 +254,26 @@ class IncrementalPCA(LinearProjectionModel, BaseEstimator):
             self.explained_variance_ratio_ = np.zeros(k)
         self.n_components_ = int(k)
         if k not in (b, d):  # scikit-learn's rule: the mean of the values beyond k
-            rest = max(spectrum.total - float(np.sum(squares[:k])), 0.0)
-            self.noise_variance_ = np.float64(rest / (spectrum.rank_bound - k) / (n - 1))
+            with np.errstate(over="ignore"):
+                self.noise_variance_ = np.float64(
+                    spectrum.tail / (spectrum.rank_bound - k) / (n - 1))
         else:
             self.noise_variance_ = np.float64(0.0)
+
+
+def _check_representable(var, singular_values):
+    """Refuse data whose variances overflow float64, or underflow it while the data varies:
+    the explained variances and their ratios would be inf, NaN or 0."""
+    with np.errstate(over="ignore"):
+        squares = singular_values * singular_values
+    if not (np.isfinite(var).all() and np.isfinite(squares).all()):
+        raise ValueError(
+            "The variances of X overflow float64 (values of about 1e154 or more): scale X "
+            "first, for example with sklearn.preprocessing.StandardScaler."
+        )
+    if singular_values.size and singular_values[0] > 0 and (
+            not var.any() or squares[0] == 0.0):
+        raise ValueError(
+            "The variances of X underflow float64 (values of about 1e-154 or less): scale X "
+            "first, for example with sklearn.preprocessing.StandardScaler."
+        )

@@ -195,3 +195,48 @@ def test_a_memory_map_is_fitted_in_batches(tmp_path):
     ours = fastdr.IncrementalPCA(n_components=3, batch_size=80).fit(mapped)
     theirs = skd.IncrementalPCA(n_components=3, batch_size=80).fit(X)
     _assert_same_model(ours, theirs)
+
+
+@pytest.mark.parametrize("scale", [1e140, 1e-140])
+def test_extreme_but_representable_scales_equal_sklearn(scale, route):
+    X = _dense() * scale  # the Gram matrix would overflow (underflow) unscaled
+    ours = fastdr.IncrementalPCA(n_components=3, batch_size=100).fit(X)
+    theirs = skd.IncrementalPCA(n_components=3, batch_size=100).fit(X)
+    _assert_same_model(ours, theirs, rtol=1e-9)
+
+
+@pytest.mark.parametrize("scale, word", [(1e160, "overflow"), (1e-170, "underflow")])
+def test_unrepresentable_variances_are_an_error_not_nan(scale, word):
+    with pytest.raises(ValueError, match=f"The variances of X {word} float64"):
+        fastdr.IncrementalPCA(n_components=2, batch_size=100).fit(_dense() * scale)
+
+
+def test_a_batch_that_overflows_leaves_the_model_unchanged():
+    model = fastdr.IncrementalPCA(n_components=2, batch_size=100).fit(_dense())
+    before = model.components_.copy()
+    with pytest.raises(ValueError, match="The variances of X overflow float64"):
+        model.partial_fit(_dense(m=100) * 1e160)
+    np.testing.assert_array_equal(model.components_, before)
+
+
+def test_sparse_batches_narrower_than_tall_with_a_huge_mean():
+    # fewer rows than features (the M M^T route) and two columns far from 0
+    rng = np.random.default_rng(0)
+    X = _sparse(m=200, d=300).tolil()
+    X[:, 0] = 1e8 + rng.standard_normal((200, 1))
+    X[:, 1] = 1e8 + 3.0 * rng.standard_normal((200, 1))
+    X = X.tocsr()
+    ours = fastdr.IncrementalPCA(n_components=3, batch_size=50).fit(X)
+    theirs = skd.IncrementalPCA(n_components=3, batch_size=50).fit(X)
+    _assert_same_model(ours, theirs, rtol=1e-6)  # scikit-learn's own digits end near here
+
+
+def test_a_refused_fit_keeps_the_fitted_model_and_its_feature_names():
+    import pandas as pd
+
+    frame = pd.DataFrame(_dense(m=100, d=4), columns=list("abcd"))
+    model = fastdr.IncrementalPCA(n_components=2).fit(frame)
+    bad = pd.DataFrame(np.full((5, 4), np.nan), columns=list("wxyz"))
+    with pytest.raises(ValueError, match="NaN"):
+        model.fit(bad)
+    assert list(model.feature_names_in_) == list("abcd")
