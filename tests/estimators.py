@@ -25,6 +25,11 @@ PARAMS = {
     "MMC_Supervised": {"max_iter": 10, "random_state": 0},
     "MMC": {"max_iter": 10, "random_state": 0},  # fitted on index pairs: see fit_estimator
     "Mahalanobis": {"weights": [0.5, 1.0, 2.0, 1.5, 0.25]},  # a fixed metric on 5 features
+    "Covariance": {},
+    "LFDA": {"n_components": 2, "k": 3},
+    "RCA": {},  # fitted on chunklet labels: see fit_estimator
+    "RCA_Supervised": {"n_chunks": 6, "chunk_size": 3, "random_state": 0},
+    "MLKR": {"n_components": 2, "max_iter": 10, "random_state": 0},
 }
 
 # estimators whose fit does not take scikit-learn's (X, y): scikit-learn's estimator checks
@@ -32,6 +37,7 @@ PARAMS = {
 NOT_SKLEARN_CHECKABLE = {
     "MMC": "fit takes must-link / cannot-link index pairs (or labelled pairs), not (X, y)",
     "Mahalanobis": "a fixed metric: its feature count is set by its parameters, not by X",
+    "RCA": "fit takes chunklet labels (ints, -1 for none), not class labels of any type",
 }
 
 
@@ -79,6 +85,19 @@ def pairs_from_labels(y):
     return as_pairs(must), as_pairs(cannot)
 
 
+def chunklets_from_labels(y, size=3):
+    """Deterministic chunklet labels: consecutive runs of ``size`` rows of one class."""
+    y = np.asarray(y)
+    chunks = np.full(y.shape[0], -1, dtype=np.int64)
+    label = 0
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        for start in range(0, idx.shape[0] - size + 1, size):
+            chunks[idx[start:start + size]] = label
+            label += 1
+    return chunks
+
+
 def fit_estimator(est, X, y):
     """Fit ``est`` on X the way its API asks; y supplies the labels or the pairs."""
     name = type(est).__name__
@@ -87,6 +106,8 @@ def fit_estimator(est, X, y):
         return est.fit(X, must_link=must, cannot_link=cannot)
     if name == "Mahalanobis":
         return est.fit(X)
+    if name == "RCA":
+        return est.fit(X, chunklets_from_labels(y))
     kind = get_tags(est).estimator_type
     if kind == "regressor":
         return est.fit(X, np.asarray(y).astype(float))

@@ -1,16 +1,28 @@
-"""Metric learning: fixed Mahalanobis metrics, NCA, and MMC from must-link / cannot-link pairs.
+"""Metric learning: metric-learn's learners and interface on fastdr's kernels.
 
-Every learner exposes ``components_`` (P, with ``M = P^T P``) and
-``get_mahalanobis_matrix()``, and plugs into fastdr's neighbours as ``metric=learner``.
+Fixed Mahalanobis metrics, the Covariance baseline, NCA, MMC from must-link / cannot-link
+pairs, LFDA, RCA from chunklets, and MLKR for regression. Every learner exposes
+``components_`` (L, with ``M = L^T L``), ``get_mahalanobis_matrix()``, ``get_metric()``,
+``pair_distance`` and ``pair_score``, and plugs into fastdr's neighbours as
+``metric=learner``.
 """
 
+from ._covariance import Covariance
+from ._lfda import LFDA
 from ._mahalanobis import Mahalanobis
+from ._mlkr import MLKR
 from ._mmc import MMC, MMC_Supervised
 from ._nca import NeighborhoodComponentsAnalysis
+from ._rca import RCA, RCA_Supervised
 
 __all__ = [
+    "Covariance",
+    "LFDA",
+    "MLKR",
     "MMC",
     "MMC_Supervised",
     "Mahalanobis",
     "NeighborhoodComponentsAnalysis",
+    "RCA",
+    "RCA_Supervised",
 ]

@@ -1,6 +1,7 @@
 """What every Mahalanobis metric shares: ``M = P^T P``, ``transform``, ``pairwise``, and
 the parameter and input checks of the learners."""
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -18,6 +19,7 @@ from .._validation.arrays import (
 )
 from .._validation.magnitudes import check_distance_magnitude
 from .._validation.params import N_JOBS, Interval
+from ._tuples import form_pairs, form_points, input_ndim
 
 #: Parameters that NCA and MMC share, with their constraints (see ``validate_params``).
 LEARNER_CONSTRAINTS = {
@@ -42,6 +44,11 @@ class MahalanobisMixin(TransformerMixin):
     _fit_saw_X = True
 
     def _check_query(self, X, method, name="X"):
+        preprocessor = getattr(self, "preprocessor_", None)
+        if preprocessor is not None and input_ndim(X) == 1:
+            arr = form_points(preprocessor, X, name=name)
+            check_n_features(self, arr, method)
+            return arr
         if self._fit_saw_X:
             return check_query(self, X, method, name=name)
         arr = check_array(X, name=name)
@@ -105,6 +112,86 @@ class MahalanobisMixin(TransformerMixin):
             Y = self._check_query(Y, "pairwise", name="Y")
         return pairwise_distances(X_arr, Y, metric=self, n_jobs=n_jobs)
 
+    def pair_distance(self, pairs):
+        """The Mahalanobis distance between the two points of each pair.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features), or (n_pairs, 2) of int
+            The pairs, each as its two points; with a ``preprocessor``, each as two indices.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+            ``||P (x - y)||``, float64. The difference is taken before the map, so that
+            near points far from the origin lose no digits.
+        """
+        check_is_fitted(self, "components_")
+        P = form_pairs(getattr(self, "preprocessor_", None), pairs)
+        check_n_features(self, P[:, 0], "pair_distance")
+        diff = np.asarray(P[:, 0] - P[:, 1], dtype=np.float64)
+        mapped = diff @ np.asarray(self.components_, dtype=np.float64).T
+        return np.sqrt(np.einsum("ij,ij->i", mapped, mapped))
+
+    def pair_score(self, pairs):
+        """The similarity of each pair: minus its distance (larger is more similar).
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features), or (n_pairs, 2) of int
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+        """
+        return -self.pair_distance(pairs)
+
+    def score_pairs(self, pairs):
+        """Deprecated alias of :meth:`pair_distance`, as in metric-learn 0.7.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features), or (n_pairs, 2) of int
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+        """
+        warnings.warn(
+            "score_pairs was deprecated in metric-learn 0.7.0 and will be removed; use "
+            "pair_distance for distances or pair_score for similarities.",
+            FutureWarning, stacklevel=2,
+        )
+        return self.pair_distance(pairs)
+
+    def get_metric(self):
+        """A plain function ``metric(u, v, squared=False)`` of two 1-D points.
+
+        The function holds a copy of ``components_``: refitting the learner does not change
+        it. It works as a callable ``metric`` in scikit-learn and in fastdr (where passing the
+        learner itself, ``metric=learner``, is much faster: it runs compiled).
+
+        Returns
+        -------
+        callable
+        """
+        check_is_fitted(self, "components_")
+        P = np.array(self.components_, dtype=np.float64)
+
+        def metric(u, v, squared=False):
+            u = np.asarray(u, dtype=np.float64)
+            v = np.asarray(v, dtype=np.float64)
+            if u.ndim != 1 or v.ndim != 1 or u.shape != v.shape or u.shape[0] != P.shape[1]:
+                raise ValueError(
+                    f"metric takes two 1-D points of {P.shape[1]} features; got shapes "
+                    f"{u.shape} and {v.shape}."
+                )
+            mapped = P @ (u - v)
+            dist = float(mapped @ mapped)
+            return dist if squared else float(np.sqrt(dist))
+
+        return metric
+
 
 def check_labelled_data(X, y, learner, needs="", min_classes=2):
     """The input checks every supervised metric learner shares.
@@ -166,6 +253,34 @@ def components_from_psd(M, n_components=None):
                                      what="The Mahalanobis matrix M", psd=True)
     values, vectors = values[:n_components], vectors[:, :n_components]
     return np.ascontiguousarray(np.sqrt(values)[:, None] * vectors.T)
+
+
+def components_from_metric(M):
+    """metric-learn's factor of M: ``L`` with ``L^T L = M``, by the same rule.
+
+    A diagonal M gives ``sqrt(diag(M))``; otherwise the Cholesky factor's transpose (upper
+    triangular); when M is only semidefinite, ``sqrt(w) V^T`` from ``M = V diag(w) V^T``
+    (eigenvalues below zero by round-off are clipped). The same rule as metric-learn's
+    ``components_from_metric``, so that ``components_`` and ``transform`` give the same
+    numbers, not only the same distances.
+
+    Parameters
+    ----------
+    M : ndarray of shape (d, d)
+        Symmetric positive semidefinite.
+
+    Returns
+    -------
+    ndarray of shape (d, d)
+    """
+    M = np.asarray(M, dtype=np.float64)
+    if np.array_equal(M, np.diag(np.diag(M))):
+        return np.diag(np.sqrt(np.maximum(np.diag(M), 0.0)))
+    try:
+        return np.linalg.cholesky(M).T
+    except np.linalg.LinAlgError:
+        values, vectors = np.linalg.eigh(0.5 * (M + M.T))
+        return vectors.T * np.sqrt(np.maximum(values, 0.0))[:, None]
 
 
 def project_psd(M):

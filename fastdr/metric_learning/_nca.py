@@ -127,8 +127,9 @@ def nca_chunk_partials(X, codes, A, chunk, n_chunks, block):
     colsum = np.zeros(m)
     rowsum = np.zeros(m)
     S = np.zeros((d, d))
-    objective = nca_kernels._chunk_sums(X, Z, ZT, z_norms, codes, rows, block, nca_kernels.AUTO,
-                                        first, last, colsum, rowsum, S)
+    objective = nca_kernels._chunk_sums(X, Z, ZT, z_norms, codes.astype(np.float64),
+                                        nca_kernels.NCA, rows, block, nca_kernels.AUTO, first,
+                                        last, colsum, rowsum, S)
     start, stop = first * block, min(m, last * block)
     return objective, S, colsum, start, rowsum[start:stop]
 

@@ -25,6 +25,11 @@ TRANSFORMERS = {
     "MMC_Supervised": None,
     "MMC": None,
     "Mahalanobis": None,
+    "Covariance": None,
+    "LFDA": None,
+    "RCA": None,
+    "RCA_Supervised": None,
+    "MLKR": None,
 }
 CONTAINER = {"pandas": pd.DataFrame, "polars": pl.DataFrame}
 

@@ -1,4 +1,4 @@
-"""Naive references: NCA and MMC objectives."""
+"""Naive references: NCA, MMC, LFDA and MLKR, by explicit loops over pairs."""
 
 import numpy as np
 
@@ -73,3 +73,62 @@ def dykstra_psd_halfspace(B, S, level, n_iter=20000):
         A = A_new
     return A
 
+
+
+def lfda_scatters(X, y, k):
+    """LFDA's local scatter matrices straight from Sugiyama's pairwise definition (2007).
+
+    ``S = 1/2 sum_ij W_ij (x_i - x_j)(x_i - x_j)^T`` with, for i and j of one class c of
+    size n_c, ``W^w_ij = A_ij / n_c`` and ``W^b_ij = A_ij (1/n - 1/n_c)``, and for other
+    pairs ``W^w_ij = 0`` and ``W^b_ij = 1/n``; ``A_ij = exp(-|x_i - x_j|^2 / (s_i s_j))``,
+    s_i the distance from x_i to its k-th nearest neighbour in its class (0 when s_i s_j is
+    0). Loops over every pair: O(n^2 d^2).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    Sw = np.zeros((d, d))
+    Sb = np.zeros((d, d))
+    scale = np.zeros(n)
+    size = {c: int(np.sum(y == c)) for c in np.unique(y)}
+    for i in range(n):
+        same = np.flatnonzero(y == y[i])
+        dist = sorted(float(np.sum((X[i] - X[j]) ** 2)) for j in same)
+        scale[i] = np.sqrt(dist[min(k, len(same) - 1)])
+    for i in range(n):
+        for j in range(n):
+            diff = X[i] - X[j]
+            outer = np.outer(diff, diff)
+            if y[i] == y[j]:
+                s = scale[i] * scale[j]
+                a = np.exp(-np.sum(diff ** 2) / s) if s > 0 else 0.0
+                Sw += 0.5 * a / size[y[i]] * outer
+                Sb += 0.5 * a * (1.0 / n - 1.0 / size[y[i]]) * outer
+            else:
+                Sb += 0.5 / n * outer
+    return Sb, Sw
+
+
+def mlkr_loss_gradient(X, A, y):
+    """MLKR's loss and gradient by explicit loops over pairs (Weinberger and Tesauro, 2007).
+
+    ``yhat_i = sum_{j != i} p_ij y_j`` with ``p_ij = exp(-d_ij) / sum_{k != i} exp(-d_ik)``,
+    ``d_ij = |A (x_i - x_j)|^2``; ``L = sum_i (yhat_i - y_i)^2`` and, by the chain rule,
+    ``dL/dA = sum_i 2 (yhat_i - y_i) sum_j y_j dp_ij/dA`` with
+    ``dp_ij/dA = -p_ij (dd_ij/dA - sum_k p_ik dd_ik/dA)`` and ``dd_ij/dA = 2 A x_ij x_ij^T``.
+    """
+    m = X.shape[0]
+    loss = 0.0
+    grad = np.zeros_like(A)
+    for i in range(m):
+        d = np.array([np.sum((A @ (X[i] - X[j])) ** 2) if j != i else np.inf
+                      for j in range(m)])
+        p = np.exp(-(d - d[np.isfinite(d)].min()))
+        p /= p.sum()
+        y_hat = p @ y
+        loss += (y_hat - y[i]) ** 2
+        dd = [2 * A @ np.outer(X[i] - X[j], X[i] - X[j]) if j != i else np.zeros_like(A)
+              for j in range(m)]
+        mean_dd = sum(p[k] * dd[k] for k in range(m))
+        dy_hat = sum(y[j] * -p[j] * (dd[j] - mean_dd) for j in range(m))
+        grad += 2 * (y_hat - y[i]) * dy_hat
+    return loss, grad

@@ -1,4 +1,4 @@
-"""Neighbourhood Components Analysis: objective and gradient over blocks of rows.
+"""NCA and MLKR: softmax-neighbour objectives and their gradients over blocks of rows.
 
 For a linear map ``A`` (r x d) and projected points ``z_i = A x_i``, row ``i`` has the softmax
 ``p_ij = exp(-|z_i - z_j|^2) / sum_{k != i} exp(-|z_i - z_k|^2)`` (``p_ii = 0``) and the
@@ -8,6 +8,13 @@ probability ``p_i = sum_{j in C_i} p_ij`` of being classified correctly. The obj
     grad f(A) = -2 A sum_ij w_ij (x_i - x_j)(x_i - x_j)^T,   w_ij = ([j in C_i] - p_i) p_ij,
 
 where the sum is the graph-Laplacian form ``X^T (diag(rowsum W + colsum W) - W - W^T) X``.
+MLKR (metric learning for kernel regression, Weinberger and Tesauro 2007) shares all of it
+but the weights: with real targets ``y``, the leave-one-out estimate ``yhat_i = sum_j p_ij
+y_j``, the loss ``L(A) = sum_i (yhat_i - y_i)^2`` and
+
+    grad L(A) = -4 A sum_ij w_ij (x_i - x_j)(x_i - x_j)^T,
+    w_ij = (yhat_i - y_i)(y_j - yhat_i) p_ij.
+
 The kernel walks blocks of rows: one GEMM gives the block's projected distances (norm trick on
 centred ``Z``); each row keeps only its candidates ``j`` with ``d_ij <= min_j d_ij + CUT``
 (each other term ``p_ij`` is below the round-off of the softmax sum, all of them together
@@ -32,6 +39,7 @@ _NO_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)  # all bits of a double but its sign
 # (all m of them together at most m * 5.7e-19 of it: 3e-14 at m = 50,000)
 CUT = 42.0
 AUTO, SPARSE, DENSE = 0, 1, 2  # how a block's W X is formed (see _chunk_sums)
+NCA, MLKR = 0, 1  # which objective's weights (see _block_weights)
 
 
 @njit(cache=True, fastmath=set(FASTMATH))
@@ -102,10 +110,41 @@ def _candidate_weights(expo, idx, codes, code_i, colsum, out):
     return p_i, row_total
 
 
+@njit(cache=True, fastmath=set(FASTMATH))
+def _regression_weights(expo, idx, targets, y_i, colsum, out):
+    """MLKR's ``w_ij`` from the candidates' unnormalised ``exp`` values; return
+    ``((yhat_i - y_i)^2, sum w)``.
+
+    ``yhat_i = sum_k p_ij y_j`` and ``out[k] = (yhat_i - y_i)(y_j - yhat_i) p_ij`` for
+    ``j = idx[k]``; ``colsum[j] += out[k]``. The row sum is 0 up to round-off. O(candidates).
+    """
+    n = expo.shape[0]
+    total = 0.0
+    weighted = 0.0
+    for k in range(n):
+        e = expo[k]
+        total += e
+        weighted += e * targets[idx[k]]
+    inv_total = 1.0 / total
+    y_hat = weighted * inv_total
+    residual = y_hat - y_i
+    row_total = 0.0
+    for k in range(n):
+        j = idx[k]
+        w = residual * (targets[j] - y_hat) * (expo[k] * inv_total)
+        out[k] = w
+        colsum[j] += w
+        row_total += w
+    return residual * residual, row_total
+
+
 @njit(cache=True)
-def _block_weights(gram, idx_blk, counts, rows_blk, z_norms, codes, colsum, rowsum, values,
-                   expo, scratch):
-    """Turn a block of Gram rows into the sparse rows of W; return the block's sum of p_i.
+def _block_weights(gram, idx_blk, counts, rows_blk, z_norms, labels, kind, colsum, rowsum,
+                   values, expo, scratch):
+    """Turn a block of Gram rows into the sparse rows of W; return the block's objective.
+
+    ``labels`` (class codes for NCA, targets for MLKR) are float64; ``kind`` picks the
+    weights (``NCA``: the sum of p_i; ``MLKR``: the sum of squared residuals).
 
     Row t keeps the ``counts[t]`` candidates ``j = idx_blk[t, k]`` with
     ``d_ij <= min_j d_ij + CUT`` and their weights in ``gram[t, k]``: the other entries have
@@ -122,10 +161,14 @@ def _block_weights(gram, idx_blk, counts, rows_blk, z_norms, codes, colsum, rows
         for k in range(count):
             values[k] = row[idx[k]]
         exp_shifted(values[:count], smallest, expo[:count], scratch[:count])
-        p_i, row_total = _candidate_weights(expo[:count], idx, codes, codes[i], colsum,
-                                            row[:count])
+        if kind == NCA:
+            term, row_total = _candidate_weights(expo[:count], idx, labels, labels[i], colsum,
+                                                 row[:count])
+        else:
+            term, row_total = _regression_weights(expo[:count], idx, labels, labels[i],
+                                                  colsum, row[:count])
         counts[t] = count
-        objective += p_i
+        objective += term
         rowsum[i] = row_total
     return objective
 
@@ -204,7 +247,8 @@ def _centred_projection(X, A):
 
 
 @njit(cache=True)
-def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, mode, first, last, colsum, rowsum, S):
+def _chunk_sums(X, Z, ZT, z_norms, labels, kind, rows, block, mode, first, last, colsum,
+                rowsum, S):
     """Row blocks ``first..last``: add ``X_blk^T (W_blk X)`` into S and colsum W into colsum.
 
     Writes ``rowsum[i]`` for the chunk's rows; returns the chunk's sum of p_i. ``W_blk X``
@@ -239,8 +283,8 @@ def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, mode, first, last, colsum
                 X_blk[t, f] = X[i, f]
         block_gram = gram[:nb]
         np.dot(Z_blk[:nb], ZT, block_gram)
-        objective += _block_weights(block_gram, idx_blk, counts[:nb], rows_blk, z_norms, codes,
-                                    colsum, rowsum, values, expo, scratch)
+        objective += _block_weights(block_gram, idx_blk, counts[:nb], rows_blk, z_norms,
+                                    labels, kind, colsum, rowsum, values, expo, scratch)
         if mode == AUTO:
             dense = DENSE_COST * nb * m < SPARSE_COST * counts[:nb].sum()
         else:
@@ -256,16 +300,64 @@ def _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, mode, first, last, colsum
 
 
 @njit(cache=True, parallel=True)
-def _all_chunks(X, Z, ZT, z_norms, codes, rows, block, mode, colsums, rowsum, partial_S,
-                partial_obj):
+def _all_chunks(X, Z, ZT, z_norms, labels, kind, rows, block, mode, colsums, rowsum,
+                partial_S, partial_obj):
     """Run :func:`_chunk_sums` for each chunk in parallel; chunk c writes only its partials."""
     n_chunks = colsums.shape[0]
     n_blocks = (rows.shape[0] + block - 1) // block
     for c in prange(n_chunks):
         first = c * n_blocks // n_chunks
         last = (c + 1) * n_blocks // n_chunks
-        partial_obj[c] = _chunk_sums(X, Z, ZT, z_norms, codes, rows, block, mode, first, last,
-                                     colsums[c], rowsum, partial_S[c])
+        partial_obj[c] = _chunk_sums(X, Z, ZT, z_norms, labels, kind, rows, block, mode,
+                                     first, last, colsums[c], rowsum, partial_S[c])
+
+
+@njit(cache=True)
+def softmax_objective_gradient(X, A, labels, kind, rows, block, n_chunks, mode=AUTO):
+    """The objective and ``H = X^T (diag(rowsum W + colsum W) - W - W^T) X`` of NCA or MLKR.
+
+    See :func:`nca_objective_gradient` and :func:`mlkr_objective_gradient`; ``labels`` are
+    float64 (class codes or targets), ``kind`` is ``NCA`` or ``MLKR``.
+    """
+    m, d = X.shape
+    Z, z_norms = _centred_projection(X, A)
+    ZT = np.ascontiguousarray(Z.T)
+    colsums = np.zeros((n_chunks, m))
+    partial_S = np.zeros((n_chunks, d, d))
+    partial_obj = np.zeros(n_chunks)
+    rowsum = np.zeros(m)
+    _all_chunks(X, Z, ZT, z_norms, labels, kind, rows, block, mode, colsums, rowsum,
+                partial_S, partial_obj)
+
+    objective = 0.0
+    S = np.zeros((d, d))
+    degree = rowsum.copy()
+    for c in range(n_chunks):
+        objective += partial_obj[c]
+        S += partial_S[c]
+        for j in range(m):
+            degree[j] += colsums[c, j]
+    X_weighted = np.empty((m, d))
+    for i in range(m):
+        for f in range(d):
+            X_weighted[i, f] = X[i, f] * degree[i]
+    return objective, np.dot(X_weighted.T, X) - S - S.T
+
+
+@njit(cache=True)
+def mlkr_objective_gradient(X, A, targets, rows, block, n_chunks, mode=AUTO):
+    """MLKR's loss ``sum_{i in rows} (yhat_i - y_i)^2`` and its gradient with respect to A.
+
+    As :func:`nca_objective_gradient`, with real ``targets`` (float64) in place of the class
+    codes; the gradient is ``-4 A H``.
+
+    Returns
+    -------
+    loss : float
+    gradient : ndarray of shape (r, d)
+    """
+    loss, H = softmax_objective_gradient(X, A, targets, MLKR, rows, block, n_chunks, mode)
+    return loss, -4.0 * np.dot(A, H)
 
 
 @njit(cache=True)
@@ -286,28 +378,6 @@ def nca_objective_gradient(X, A, codes, rows, block, n_chunks, mode=AUTO):
     objective : float
     gradient : ndarray of shape (r, d)
     """
-    m, d = X.shape
-    Z, z_norms = _centred_projection(X, A)
-    ZT = np.ascontiguousarray(Z.T)
-    colsums = np.zeros((n_chunks, m))
-    partial_S = np.zeros((n_chunks, d, d))
-    partial_obj = np.zeros(n_chunks)
-    rowsum = np.zeros(m)
-    _all_chunks(X, Z, ZT, z_norms, codes, rows, block, mode, colsums, rowsum, partial_S,
-                partial_obj)
-
-    objective = 0.0
-    S = np.zeros((d, d))
-    degree = rowsum.copy()
-    for c in range(n_chunks):
-        objective += partial_obj[c]
-        S += partial_S[c]
-        for j in range(m):
-            degree[j] += colsums[c, j]
-    X_weighted = np.empty((m, d))
-    for i in range(m):
-        for f in range(d):
-            X_weighted[i, f] = X[i, f] * degree[i]
-    H = np.dot(X_weighted.T, X) - S - S.T
-    gradient = -2.0 * np.dot(A, H)
-    return objective, gradient
+    labels = codes.astype(np.float64)
+    objective, H = softmax_objective_gradient(X, A, labels, NCA, rows, block, n_chunks, mode)
+    return objective, -2.0 * np.dot(A, H)

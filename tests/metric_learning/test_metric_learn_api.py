@@ -1,0 +1,139 @@
+"""metric-learn's interface on every fastdr learner: pair_distance, pair_score, score_pairs,
+get_metric, and the preprocessor (points and pairs given as indices)."""
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+
+import fastdr
+from fastdr.metric_learning import LFDA, Covariance, Mahalanobis, RCA_Supervised
+
+from ..estimators import fit_estimator, make_estimator, small_data
+
+LEARNERS = ["Covariance", "LFDA", "RCA", "RCA_Supervised", "MLKR", "NeighborhoodComponentsAnalysis",
+            "MMC_Supervised", "MMC", "Mahalanobis"]
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_pair_distance_score_and_metric_agree_with_the_matrix(name):
+    X, y = small_data()
+    learner = fit_estimator(make_estimator(name), X, y)
+    M = learner.get_mahalanobis_matrix()
+    pairs = np.stack([X[:12], X[20:32]], axis=1)
+    expected = np.sqrt(np.einsum("ij,jk,ik->i", X[:12] - X[20:32], M, X[:12] - X[20:32]))
+    np.testing.assert_allclose(learner.pair_distance(pairs), expected, rtol=1e-10)
+    np.testing.assert_array_equal(learner.pair_score(pairs), -learner.pair_distance(pairs))
+    with pytest.warns(FutureWarning, match="score_pairs was deprecated"):
+        np.testing.assert_array_equal(learner.score_pairs(pairs), learner.pair_distance(pairs))
+    metric = learner.get_metric()
+    assert metric(X[0], X[20]) == pytest.approx(expected[0], rel=1e-12)
+    assert metric(X[0], X[20], squared=True) == pytest.approx(expected[0] ** 2, rel=1e-12)
+    # the function is scipy's and scikit-learn's callable metric, and survives pickling
+    np.testing.assert_allclose(cdist(X[:5], X[20:25], metric),
+                               learner.pairwise(X[:5], X[20:25]), rtol=1e-9)
+    assert pickle.loads(pickle.dumps(learner)).get_metric()(X[0], X[20]) == metric(X[0], X[20])
+
+
+def test_get_metric_holds_a_copy_of_the_map():
+    X, y = small_data()
+    cov = Covariance().fit(X)
+    metric = cov.get_metric()
+    before = metric(X[0], X[1])
+    cov.fit(X * 3.0)
+    assert metric(X[0], X[1]) == before
+    with pytest.raises(ValueError, match="two 1-D points of 5 features"):
+        metric(X[0], X[1, :3])
+
+
+def test_pair_distance_keeps_digits_far_from_the_origin():
+    metric = Mahalanobis(weights=[1.0, 4.0])
+    a = np.array([1e8, 1e8])
+    b = a + [1e-4, 0.0]
+    pairs = np.array([[a, b]])
+    # b - a is exact (Sterbenz); mapping a and b first and subtracting would lose the digits
+    np.testing.assert_allclose(metric.pair_distance(pairs), [b[0] - a[0]], rtol=1e-15)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.zeros((4, 5)), "3-D array of formed pairs"),
+    (np.zeros((4, 3, 5)), r"shape \(n_pairs, 2, n_features\)"),
+    (np.zeros((4, 2, 3)), "3 features"),
+])
+def test_pair_distance_bad_shapes(bad, match):
+    X, _ = small_data()
+    cov = Covariance().fit(X)
+    with pytest.raises(ValueError, match=match):
+        cov.pair_distance(bad)
+
+
+def test_an_array_preprocessor_turns_indices_into_points():
+    X, y = small_data()
+    idx = np.arange(0, 90, 2)
+    by_index = Covariance(preprocessor=X).fit(idx)
+    by_rows = Covariance().fit(X[idx])
+    np.testing.assert_array_equal(by_index.components_, by_rows.components_)
+    np.testing.assert_array_equal(by_index.transform(np.array([3, 5])),
+                                  by_rows.transform(X[[3, 5]]))
+    np.testing.assert_allclose(by_index.pair_distance(np.array([[0, 1], [2, 3]])),
+                               by_rows.pair_distance(np.stack([X[[0, 2]], X[[1, 3]]], axis=1)))
+    # formed points still work with a preprocessor
+    np.testing.assert_array_equal(by_index.transform(X[:3]), by_rows.transform(X[:3]))
+    lfda = LFDA(k=3, preprocessor=X).fit(np.arange(90), y)
+    np.testing.assert_array_equal(lfda.components_, LFDA(k=3).fit(X, y).components_)
+
+
+def test_a_callable_preprocessor_is_called_with_the_indices():
+    X, y = small_data()
+    seen = []
+
+    def rows(indices):
+        seen.append(np.array(indices))
+        return X[indices]
+
+    rca = RCA_Supervised(n_chunks=20, random_state=0, preprocessor=rows).fit(np.arange(90), y)
+    assert seen and seen[-1].shape == (90,)
+    direct = RCA_Supervised(n_chunks=20, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(rca.components_, direct.components_)
+
+
+@pytest.mark.parametrize("indices, match", [
+    (np.array([0, 90]), "index 90, out of range for the preprocessor's 90 rows"),
+    (np.array([-1, 3]), "index -1, out of range"),
+    (np.array([0.0, 1.0]), "integer indices"),
+])
+def test_bad_indices_are_refused_before_any_row_is_read(indices, match):
+    X, _ = small_data()
+    cov = Covariance(preprocessor=X).fit(np.arange(90))
+    with pytest.raises(ValueError, match=match):
+        cov.transform(indices)
+    with pytest.raises(ValueError, match=match):
+        cov.pair_distance(np.column_stack([indices, indices]))
+    with pytest.raises(ValueError, match=match):
+        Covariance(preprocessor=X).fit(indices)
+
+
+def test_a_failing_or_wrong_callable_preprocessor_is_named():
+    X, _ = small_data()
+
+    def broken(indices):
+        raise KeyError("no such id")
+
+    with pytest.raises(ValueError, match="preprocessor raised KeyError"):
+        Covariance(preprocessor=broken).fit(np.arange(5))
+    with pytest.raises(ValueError, match="returned 3 rows for 5 indices"):
+        Covariance(preprocessor=lambda i: X[:3]).fit(np.arange(5))
+
+
+def test_one_dimensional_points_without_a_preprocessor_are_refused():
+    with pytest.raises(ValueError, match="X is 1-D.*preprocessor to pass indices"):
+        Covariance().fit(np.arange(10.0))
+
+
+def test_learners_plug_into_fastdr_neighbours():
+    X, y = small_data()
+    lfda = LFDA(k=3, n_components=2).fit(X, y)
+    knn = fastdr.KNeighborsClassifier(n_neighbors=3, metric=lfda).fit(X, y)
+    plain = fastdr.KNeighborsClassifier(n_neighbors=3).fit(lfda.transform(X), y)
+    np.testing.assert_array_equal(knn.predict(X), plain.predict(lfda.transform(X)))
