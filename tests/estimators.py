@@ -29,7 +29,9 @@ PARAMS = {
     "LFDA": {"n_components": 2, "k": 3},
     "RCA": {},  # fitted on chunklet labels: see fit_estimator
     "RCA_Supervised": {"n_chunks": 6, "chunk_size": 3, "random_state": 0},
-    "MLKR": {"n_components": 2, "max_iter": 10, "random_state": 0},
+    "MLKR": {"n_components": 2, "max_iter": 5, "random_state": 0},
+    "ITML_Supervised": {"max_iter": 20, "random_state": 0},
+    "ITML": {"max_iter": 20, "random_state": 0},  # fitted on labelled pairs: see fit_estimator
 }
 
 # estimators whose fit does not take scikit-learn's (X, y): scikit-learn's estimator checks
@@ -38,7 +40,19 @@ NOT_SKLEARN_CHECKABLE = {
     "MMC": "fit takes must-link / cannot-link index pairs (or labelled pairs), not (X, y)",
     "Mahalanobis": "a fixed metric: its feature count is set by its parameters, not by X",
     "RCA": "fit takes chunklet labels (ints, -1 for none), not class labels of any type",
+    "ITML": "fit takes labelled pairs (n_pairs, 2, n_features), not (X, y)",
 }
+
+
+# learners whose fit takes labelled pairs and nothing of shape (n_samples, n_features): the
+# X-based catalogues (bad input, feature names) do not apply to their fit; their input checks
+# are tested in their own files
+PAIR_LEARNERS = {"ITML": "tests/metric_learning/test_itml.py"}
+
+
+def x_estimators():
+    """(name, class) for every estimator whose fit takes X of shape (n_samples, n_features)."""
+    return [(name, cls) for name, cls in public_estimators() if name not in PAIR_LEARNERS]
 
 
 def public_estimators():
@@ -106,6 +120,12 @@ def fit_estimator(est, X, y):
         return est.fit(X, must_link=must, cannot_link=cannot)
     if name == "Mahalanobis":
         return est.fit(X)
+    if name == "ITML":
+        must, cannot = pairs_from_labels(y)
+        index = np.concatenate([must, cannot])
+        pairs = np.stack([np.asarray(X)[index[:, 0]], np.asarray(X)[index[:, 1]]], axis=1)
+        labels = np.r_[np.ones(len(must)), -np.ones(len(cannot))]
+        return est.fit(pairs, labels)
     if name == "RCA":
         return est.fit(X, chunklets_from_labels(y))
     kind = get_tags(est).estimator_type

@@ -1,13 +1,14 @@
 """Metric learning: metric-learn's learners and interface on fastdr's kernels.
 
 Fixed Mahalanobis metrics, the Covariance baseline, NCA, MMC from must-link / cannot-link
-pairs, LFDA, RCA from chunklets, and MLKR for regression. Every learner exposes
+pairs, ITML, LFDA, RCA from chunklets, and MLKR for regression. Every learner exposes
 ``components_`` (L, with ``M = L^T L``), ``get_mahalanobis_matrix()``, ``get_metric()``,
 ``pair_distance`` and ``pair_score``, and plugs into fastdr's neighbours as
 ``metric=learner``.
 """
 
 from ._covariance import Covariance
+from ._itml import ITML, ITML_Supervised
 from ._lfda import LFDA
 from ._mahalanobis import Mahalanobis
 from ._mlkr import MLKR
@@ -17,6 +18,8 @@ from ._rca import RCA, RCA_Supervised
 
 __all__ = [
     "Covariance",
+    "ITML",
+    "ITML_Supervised",
     "LFDA",
     "MLKR",
     "MMC",

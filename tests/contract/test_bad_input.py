@@ -7,16 +7,18 @@ import pytest
 
 import fastdr
 
-from ..estimators import fit_estimator, fit_output, make_estimator, public_estimators, small_data
+from ..estimators import fit_estimator, fit_output, make_estimator, small_data, x_estimators
 
-NAMES = [name for name, _ in public_estimators()]
+NAMES = [name for name, _ in x_estimators()]  # pair learners: tests/estimators.py
 SUPERVISED = {"KNeighborsClassifier", "KNeighborsRegressor", "LinearDiscriminantAnalysis",
-              "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised", "MLKR"}
+              "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised", "MLKR",
+              "ITML_Supervised"}
 # learn nothing from X: a fixed metric fits any sample count, on its own feature count only
 FIXED_METRICS = {"Mahalanobis"}
 FROM_DATA = [name for name in NAMES if name not in FIXED_METRICS]
 CLASS_BASED = {"KNeighborsClassifier", "LinearDiscriminantAnalysis",
-               "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised"}
+               "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised",
+               "ITML_Supervised"}
 
 
 def _fit(est, X, y):

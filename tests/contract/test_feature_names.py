@@ -10,17 +10,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ..estimators import fit_estimator, make_estimator, public_estimators, small_data
+from ..estimators import fit_estimator, make_estimator, small_data, x_estimators
 
 CASES = ["reordered", "renamed", "names_then_array", "array_then_names", "same_names", "arrays"]
 
 
 def _names():
-    return [name for name, _ in public_estimators()]
+    return [name for name, _ in x_estimators()]  # pair learners: tests/estimators.py
 
 
 def _name_case_pairs():
-    return [(name, case) for name, _ in public_estimators() for case in CASES]
+    return [(name, case) for name, _ in x_estimators() for case in CASES]
 
 
 def _frame(X, columns=None):

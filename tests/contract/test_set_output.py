@@ -30,6 +30,8 @@ TRANSFORMERS = {
     "RCA": None,
     "RCA_Supervised": None,
     "MLKR": None,
+    "ITML": None,
+    "ITML_Supervised": None,
 }
 CONTAINER = {"pandas": pd.DataFrame, "polars": pl.DataFrame}
 

@@ -64,6 +64,7 @@ def test_fit_lowers_the_loss_and_finds_the_relevant_direction(rng):
     assert mlkr.n_iter_ > 1
 
 
+@pytest.mark.jit_only  # interpreted, prange is range: one thread, nothing to compare
 def test_same_result_for_any_n_jobs(rng):
     X, y = _regression(rng, m=300, d=5)
     fits = [MLKR(n_components=2, max_iter=30, random_state=0, n_jobs=n).fit(X, y).components_
