@@ -23,21 +23,30 @@ BLOCK = 2048
 
 def _squared_distances(Xb, Xc, sq_b, sq_c):
     """Squared distances between the rows of Xb and Xc (both centred on the class mean)."""
-    D = sq_b[:, None] + sq_c[None, :] - 2.0 * (Xb @ Xc.T)
+    D = Xb @ Xc.T
+    D *= -2.0
+    D += sq_b[:, None]
+    D += sq_c[None, :]
     return np.maximum(D, 0.0, out=D)
 
 
-def _local_scales(Xc, sq, k):
-    """sigma_i: the distance from row i to its k-th nearest other row (self at rank 0)."""
-    n = Xc.shape[0]
-    sigma = np.empty(n)
-    for start in range(0, n, BLOCK):
-        stop = min(start + BLOCK, n)
-        D = _squared_distances(Xc[start:stop], Xc, sq[start:stop], sq)
-        # the row's own entry is exactly 0, the smallest; rank k is then its k-th neighbour
-        D[np.arange(stop - start), np.arange(start, stop)] = 0.0
-        sigma[start:stop] = np.sqrt(np.partition(D, k, axis=1)[:, k])
-    return sigma
+def _kth_distance(D, start, k):
+    """sigma for the rows of a block of squared distances: the distance to the k-th nearest
+    other row. The row's own entry is set to exactly 0, the smallest, so rank k (0-based) is
+    its k-th neighbour (a duplicate point counts, at distance 0)."""
+    D[np.arange(D.shape[0]), np.arange(start, start + D.shape[0])] = 0.0
+    return np.sqrt(np.partition(D, k, axis=1)[:, k])
+
+
+def _affinity_inplace(D, inv_b, inv, zero_b, zero):
+    """``A = exp(-D / (sigma_i sigma_j))`` over D's storage; 0 where either sigma is 0."""
+    D *= inv_b[:, None]
+    D *= inv[None, :]
+    np.negative(D, out=D)
+    np.exp(D, out=D)
+    D[zero_b] = 0.0  # a point with k duplicates has no scale: no affinity
+    D[:, zero] = 0.0
+    return D
 
 
 def class_scatter(Xc, k):
@@ -58,15 +67,23 @@ def class_scatter(Xc, k):
     n, d = Xc.shape
     Xc = Xc - Xc.mean(axis=0)  # distances and G do not move; their round-off shrinks
     sq = np.einsum("ij,ij->i", Xc, Xc)
-    sigma = _local_scales(Xc, sq, k)
-    G = np.zeros((d, d))
-    for start in range(0, n, BLOCK):
+    starts = range(0, n, BLOCK)
+    first = _squared_distances(Xc[:BLOCK], Xc, sq[:BLOCK], sq)
+    sigma = np.empty(n)
+    sigma[:first.shape[0]] = _kth_distance(first, 0, k)
+    for start in starts[1:]:  # the other blocks' scales, before any affinity
         stop = min(start + BLOCK, n)
         D = _squared_distances(Xc[start:stop], Xc, sq[start:stop], sq)
-        scale = sigma[start:stop, None] * sigma[None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            A = np.exp(-D / scale)
-        A[scale == 0] = 0.0  # a point with k duplicates has no scale: no affinity
+        sigma[start:stop] = _kth_distance(D, start, k)
+    zero = sigma == 0
+    with np.errstate(divide="ignore"):
+        inv = np.where(zero, 0.0, 1.0 / sigma)
+    G = np.zeros((d, d))
+    for start in starts:
+        stop = min(start + BLOCK, n)
+        # one block's distances serve both passes when the class fits in one block
+        D = first if start == 0 else _squared_distances(Xc[start:stop], Xc, sq[start:stop], sq)
+        A = _affinity_inplace(D, inv[start:stop], inv, zero[start:stop], zero)
         Xb = Xc[start:stop]
         G += (Xb * A.sum(axis=1)[:, None]).T @ Xb - Xb.T @ (A @ Xc)
     return G
