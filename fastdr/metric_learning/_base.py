@@ -129,6 +129,7 @@ class MahalanobisMixin(TransformerMixin):
         check_is_fitted(self, "components_")
         P = form_pairs(getattr(self, "preprocessor_", None), pairs)
         check_n_features(self, P[:, 0], "pair_distance")
+        check_distance_magnitude(P.reshape(-1, P.shape[2]), "pairs")
         diff = np.asarray(P[:, 0] - P[:, 1], dtype=np.float64)
         mapped = diff @ np.asarray(self.components_, dtype=np.float64).T
         return np.sqrt(np.einsum("ij,ij->i", mapped, mapped))
@@ -188,6 +189,11 @@ class MahalanobisMixin(TransformerMixin):
                 )
             mapped = P @ (u - v)
             dist = float(mapped @ mapped)
+            if not np.isfinite(dist):
+                raise ValueError(
+                    "The squared distance between u and v overflows float64 (their entries "
+                    f"reach {max(np.abs(u).max(), np.abs(v).max()):.3g}). Rescale the data."
+                )
             return dist if squared else float(np.sqrt(dist))
 
         return metric
@@ -281,6 +287,40 @@ def components_from_metric(M):
     except np.linalg.LinAlgError:
         values, vectors = np.linalg.eigh(0.5 * (M + M.T))
         return vectors.T * np.sqrt(np.maximum(values, 0.0))[:, None]
+
+
+def data_span(Xc):
+    """An orthonormal basis of the span of centred rows: the directions the data vary in.
+
+    Each feature is scaled by its largest magnitude before the rank is judged, so that a
+    feature 1e8 times larger than the others does not push them under the threshold; a
+    feature exactly constant (0 once centred) gets exactly zero weight.
+
+    Parameters
+    ----------
+    Xc : ndarray of shape (n, d)
+        Centred rows.
+
+    Returns
+    -------
+    ndarray of shape (d, r)
+        Orthonormal columns; the first r columns of the identity (on the varying features)
+        when those features are linearly independent, so that a full span changes nothing.
+    """
+    d = Xc.shape[1]
+    live = np.flatnonzero(np.any(Xc != 0, axis=0))
+    if live.size == 0:
+        return np.zeros((d, 0))
+    scale = np.abs(Xc[:, live]).max(axis=0)
+    scaled = Xc[:, live] / scale
+    values, vectors = np.linalg.eigh(scaled.T @ scaled)
+    kept = values > values.max() * live.size * np.finfo(np.float64).eps
+    U = np.zeros((d, int(kept.sum())))
+    if kept.all():
+        U[live, np.arange(live.size)] = 1.0
+    else:
+        U[live] = np.linalg.qr(scale[:, None] * vectors[:, kept])[0]
+    return U
 
 
 def project_psd(M):

@@ -136,6 +136,30 @@ def draw_class_pairs(codes, n_pairs, rng):
     return must_link, cannot_link
 
 
+def partial_label_codes(y):
+    """Class codes where a negative numeric label means "unlabelled" (metric-learn's rule).
+
+    Returns
+    -------
+    classes : ndarray
+        The labelled classes, sorted.
+    codes : ndarray of int64
+        Each row's index into ``classes``, -1 for an unlabelled row.
+    """
+    from .._validation.arrays import check_classification_targets
+
+    y = np.asarray(y)
+    classes, codes = check_classification_targets(y, min_classes=1)
+    codes = np.asarray(codes, dtype=np.int64)
+    if y.dtype.kind in "iuf":
+        unlabelled = classes < 0
+        if unlabelled.any():
+            remap = np.cumsum(~unlabelled) - 1
+            remap[unlabelled] = -1
+            codes, classes = remap[codes], classes[~unlabelled]
+    return classes, codes
+
+
 def _integers(rng, low, high, size):
     """Uniform integers in [low, high) (high may be an array) for RandomState or Generator."""
     high = np.asarray(high, dtype=np.int64)

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._base import BaseEstimator
 from .._kernels.learners.itml import itml_sweep
-from .._validation.arrays import check_array, check_classification_targets
+from .._validation.arrays import check_array
 from .._validation.magnitudes import check_distance_magnitude
 from .._validation.params import (
     Interval,
@@ -18,10 +18,10 @@ from .._validation.params import (
     validate_params,
 )
 from ._base import MahalanobisMixin, components_from_metric
-from ._constraints import draw_class_pairs
+from ._constraints import draw_class_pairs, partial_label_codes
 from ._covariance import data_covariance
 from ._pairs_classifier import PairsClassifierMixin, check_pair_labels
-from ._tuples import fit_points, form_pairs, resolve_preprocessor
+from ._tuples import check_spread, fit_points, form_pairs, resolve_preprocessor
 
 #: above this many distinct points, the default bounds come from a sample of this many
 BOUNDS_SAMPLE = 4096
@@ -116,15 +116,18 @@ class _BaseITML(MahalanobisMixin, BaseEstimator):
     def _fit_pairs(self, pairs, y, bounds, rng):
         """Learn A from formed pairs (n, 2, d) with labels +1 / -1."""
         check_distance_magnitude(pairs.reshape(-1, pairs.shape[2]), "pairs")
+        check_spread(pairs.reshape(-1, pairs.shape[2]), "pairs")
         tol = self._tol()
         points = pairs.reshape(-1, pairs.shape[2])
         self.bounds_ = (default_bounds(points, rng) if bounds is None
-                        else _check_bounds(bounds))
+                        else np.array(_check_bounds(bounds), copy=True))
         self.bounds_[self.bounds_ == 0] = 1e-9
         d = pairs.shape[2]
         A = np.ascontiguousarray(_prior_metric(self.prior, points, d, rng))
         similar = y == 1
-        zero = ~np.any(pairs[:, 0] != pairs[:, 1], axis=1)
+        # identical points, or points so close that their squared distance underflows
+        gap = pairs[:, 0] - pairs[:, 1]
+        zero = np.einsum("ij,ij->i", gap, gap) == 0
         if (zero & ~similar).any():
             # no metric separates a point from itself: the projection would divide by 0
             warnings.warn(f"{int(np.sum(zero & ~similar))} dissimilar pair(s) join identical "
@@ -144,7 +147,13 @@ class _BaseITML(MahalanobisMixin, BaseEstimator):
         scratch = np.empty(d)
         conv = np.inf
         for it in range(self.max_iter):
-            itml_sweep(A, diffs, delta, targets, lambdas, gamma, gamma_proj, scratch)
+            bad = itml_sweep(A, diffs, delta, targets, lambdas, gamma, gamma_proj, scratch)
+            if bad >= 0:
+                raise ValueError(
+                    f"ITML's squared distance of pair {int(order[bad])} left the float64 range "
+                    f"in sweep {it} (the metric grew or shrank past it). Rescale X (for "
+                    "example with StandardScaler), or pass bounds of the data's own scale."
+                )
             norms = np.linalg.norm(lambdas) + np.linalg.norm(previous)
             if norms == 0:
                 conv = np.inf
@@ -157,9 +166,11 @@ class _BaseITML(MahalanobisMixin, BaseEstimator):
                 print(f"itml iter: {it}, conv = {conv:f}")
         if self.verbose:
             print(f"itml converged at iter: {it}, conv = {conv:f}")
-        if not np.isfinite(A).all():
-            raise ValueError("ITML's metric left the finite range; rescale X (for example with "
-                             "StandardScaler) or raise gamma.")
+        values = np.linalg.eigvalsh(A) if np.isfinite(A).all() else np.array([np.nan])
+        if not values.min() > 0:
+            raise ValueError("ITML's metric left the positive definite matrices in float64 (its "
+                             "updates lost their digits); rescale X, for example with "
+                             "StandardScaler.")
         self.n_iter_ = it
         self.components_ = components_from_metric(A)
         self.n_features_in_ = d
@@ -345,12 +356,17 @@ class ITML_Supervised(_BaseITML):
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"y must hold one label per row of X: expected shape "
                              f"({X.shape[0]},), got {y.shape}.")
-        classes, codes = check_classification_targets(y, min_classes=2)
+        classes, codes = partial_label_codes(y)
+        if classes.shape[0] < 2:
+            raise ValueError(f"ITML_Supervised needs at least 2 classes to draw dissimilar "
+                             f"pairs; y has {classes.shape[0]} (negative labels mean "
+                             "unlabelled, as in metric-learn).")
         rng = check_random_state(self.random_state)
         n_pairs = n_constraints or 20 * classes.shape[0] ** 2
-        must, cannot = draw_class_pairs(np.asarray(codes, dtype=np.int64), n_pairs, rng)
-        self.must_link_ = np.column_stack(must)
-        self.cannot_link_ = np.column_stack(cannot)
+        labelled = np.flatnonzero(codes >= 0)
+        must, cannot = draw_class_pairs(codes[labelled], n_pairs, rng)
+        self.must_link_ = labelled[np.column_stack(must)]
+        self.cannot_link_ = labelled[np.column_stack(cannot)]
         index = np.concatenate([self.must_link_, self.cannot_link_])
         pairs = np.stack([X[index[:, 0]], X[index[:, 1]]], axis=1)
         labels = np.concatenate([np.ones(n_pairs), -np.ones(n_pairs)])

@@ -14,7 +14,7 @@ from scipy.linalg import LinAlgError, eigh
 
 from .._base import BaseEstimator
 from .._validation.params import Interval, StrOptions, check_n_components, validate_params
-from ._base import MahalanobisMixin, check_labelled_data
+from ._base import MahalanobisMixin, check_labelled_data, data_span
 from ._tuples import fit_points
 
 #: rows of a class per block of affinities: BLOCK x n_c float64 at most (64 MB at n_c = 4M)
@@ -107,14 +107,7 @@ def _generalised_top(Sb, Sw, Xf, dim):
         ``v^T Sw v = 1`` for each solution within the rank; 0 past it.
     """
     d = Sb.shape[0]
-    # a constant feature is exactly 0 once centred: leave it out exactly, then find the
-    # span of the others (their components are exactly 0, not round-off)
-    live = np.flatnonzero(np.any(Xf != 0, axis=0))
-    Xl = Xf[:, live]
-    total_values, total_vectors = np.linalg.eigh(Xl.T @ Xl)
-    tol = max(total_values.max(initial=0.0), 0.0) * d * np.finfo(np.float64).eps
-    U = np.zeros((d, int(np.sum(total_values > tol))))
-    U[live] = total_vectors[:, total_values > tol]
+    U = data_span(Xf)
     r = U.shape[1]
     values, vectors = np.zeros(dim), np.zeros((d, dim))
     if r == 0:
@@ -122,13 +115,24 @@ def _generalised_top(Sb, Sw, Xf, dim):
     Sb_r, Sw_r = U.T @ Sb @ U, U.T @ Sw @ U
     Sb_r, Sw_r = 0.5 * (Sb_r + Sb_r.T), 0.5 * (Sw_r + Sw_r.T)
     top = min(dim, r)
+    if not np.diag(Sw_r).max() > 0:
+        raise ValueError(
+            "LFDA's within-class affinities are all 0: every point has its k-th neighbour at "
+            "distance 0 (repeated rows), so no local scale exists. Pass a larger k or remove "
+            "repeated rows."
+        )
     try:
         vals, vecs = eigh(Sb_r, Sw_r, subset_by_index=(r - top, r - 1))
     except LinAlgError:
-        ridge = np.diag(Sw_r).max()
-        ridge = ridge if ridge > 0 else total_values.max()
-        vals, vecs = eigh(Sb_r, Sw_r + 1e-10 * ridge * np.eye(r),
-                          subset_by_index=(r - top, r - 1))
+        try:
+            ridge = 1e-10 * np.diag(Sw_r).max() * np.eye(r)
+            vals, vecs = eigh(Sb_r, Sw_r + ridge, subset_by_index=(r - top, r - 1))
+        except LinAlgError:
+            raise ValueError(
+                "LFDA's within-class scatter is singular within the data's span (repeated "
+                "rows, or classes whose points coincide along some direction). Remove "
+                "repeated rows, pass a larger k, or reduce X with PCA first."
+            ) from None
     values[:top] = vals[::-1]
     vectors[:, :top] = U @ vecs[:, ::-1]
     return values, vectors
@@ -146,7 +150,8 @@ class LFDA(MahalanobisMixin, BaseEstimator):
     n_components : int or None, default=None
         Dimension of the embedding; None keeps n_features.
     k : int or None, default=None
-        The neighbour rank of the local scale sigma_i. None is ``min(7, n_features - 1)``;
+        The neighbour rank of the local scale sigma_i. None is ``min(7, n_features - 1)``
+        (at least 1);
         a k of n_features or more is reduced to ``n_features - 1`` with a warning
         (metric-learn's rule), and in each class to at most its size minus one.
     embedding_type : {"weighted", "orthonormalized", "plain"}, default="weighted"
@@ -259,21 +264,23 @@ default=None
         # Sugiyama's S_b = local mixture scatter - S_w (metric-learn 0.7 adds S_w instead)
         Sb -= np.outer(total, total) / n + Sw
         values, vectors = _generalised_top(0.5 * (Sb + Sb.T), 0.5 * (Sw + Sw.T), Xf, dim)
-        flip = np.sign(vectors[np.abs(vectors).argmax(axis=0), np.arange(dim)])
-        vectors = vectors * np.where(flip == 0, 1.0, flip)
         if self.embedding_type == "weighted":
             vectors = vectors * np.sqrt(np.maximum(values, 0.0))
         elif self.embedding_type == "orthonormalized":
             kept = np.any(vectors != 0, axis=0)  # components past the data's rank stay 0
             vectors[:, kept] = np.linalg.qr(vectors[:, kept])[0]
+        flip = np.sign(vectors[np.abs(vectors).argmax(axis=0), np.arange(dim)])
+        vectors = vectors * np.where(flip == 0, 1.0, flip)
         self.components_ = np.ascontiguousarray(vectors.T)
         self.n_features_in_ = d
         return self
 
     def _neighbour_rank(self, d):
         if self.k is None:
-            return max(min(7, d - 1), 0)
-        if self.k >= d:
+            # metric-learn's min(7, d - 1), but at least 1: k = 0 makes every local scale
+            # the distance to the point itself, 0, and every affinity 0
+            return max(min(7, d - 1), 1)
+        if self.k >= d and d > 1:
             warnings.warn(
                 f"LFDA: k={self.k} is not below n_features={d}; using k={d - 1} "
                 "(metric-learn's rule).", UserWarning, stacklevel=3,

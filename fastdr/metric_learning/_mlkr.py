@@ -179,6 +179,9 @@ n_features), default="auto"
 
         result = minimize(loss, A.ravel(), method="L-BFGS-B", jac=True, tol=self.tol,
                           options={"maxiter": self.max_iter})
+        if not np.isfinite(result.x).all():
+            raise ValueError("MLKR's map left the float64 range (a start or data too large "
+                             "for exp(-|A x_i - A x_j|^2)); rescale X or the init.")
         self.components_ = np.ascontiguousarray(result.x.reshape(A.shape))
         self.n_features_in_ = d
         if self.verbose:

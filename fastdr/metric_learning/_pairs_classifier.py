@@ -97,6 +97,8 @@ class PairsClassifierMixin:
         if isinstance(threshold, bool) or not isinstance(threshold, Real):
             raise ValueError(f"Parameter threshold must be a real number. Got "
                              f"{type(threshold)} instead.")
+        if np.isnan(threshold):
+            raise ValueError("Parameter threshold must be a real number. Got nan instead.")
         self.threshold_ = float(threshold)
         return self
 
@@ -128,6 +130,9 @@ class PairsClassifierMixin:
         _check_calibration(strategy, min_rate, beta)
         pairs = form_pairs(getattr(self, "preprocessor_", None), pairs_valid, "pairs_valid")
         y = check_pair_labels(y_valid, pairs.shape[0])
+        if strategy != "accuracy" and np.unique(y).size < 2:
+            raise ValueError(f"Strategy {strategy!r} needs both similar (+1) and dissimilar (-1) "
+                             "pairs in y_valid; it has only one kind.")
         scores = self.decision_function(pairs)
         if strategy == "accuracy":
             order = np.argsort(scores, kind="stable")[::-1]

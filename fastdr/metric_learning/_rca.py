@@ -13,7 +13,6 @@ import numpy as np
 from scipy.linalg import eigh
 
 from .._base import BaseEstimator
-from .._validation.arrays import check_classification_targets
 from .._validation.params import (
     Interval,
     Satisfies,
@@ -21,8 +20,8 @@ from .._validation.params import (
     check_random_state,
     validate_params,
 )
-from ._base import MahalanobisMixin
-from ._constraints import _integers
+from ._base import MahalanobisMixin, data_span
+from ._constraints import _integers, partial_label_codes
 from ._covariance import data_covariance
 from ._tuples import fit_points
 
@@ -85,18 +84,30 @@ def within_chunklet_covariance(X, chunks):
 
 
 def _inverse_sqrt(C, what):
-    values, vectors = np.linalg.eigh(C)
-    tol = values.max(initial=0.0) * C.shape[0] * np.finfo(np.float64).eps
+    """L with ``L^T L = C^{-1}``: metric-learn's symmetric ``C^{-1/2}`` where C's condition
+    number is below 1e10, else ``Lambda^{-1/2} V^T S^{-1}`` from the correlation
+    ``S^{-1} C S^{-1}`` (S the standard deviations), whose small eigenvalues keep their
+    digits. The rank is judged on the correlation, so that a feature 1e8 times larger than the
+    others cannot hide them."""
+    n = C.shape[0]
+    std = np.sqrt(np.maximum(np.diag(C), 0.0))
+    std = np.where(std > 0, std, 1.0)
+    values, vectors = np.linalg.eigh(C / std[:, None] / std[None, :])
+    tol = values.max(initial=0.0) * n * np.finfo(np.float64).eps
     if values.min() <= tol:
         rank = int(np.sum(values > tol))
         raise ValueError(
-            f"RCA's {what} has rank {rank} < {C.shape[0]}, the dimension the chunked rows "
+            f"RCA's {what} has rank {rank} < {n}, the dimension the chunked rows "
             "span, so it has no inverse (metric-learn returns NaN here). Use more or larger "
             "chunklets (their sizes minus one must add up to at least "
-            f"{C.shape[0]}), or reduce X to at most {rank} dimensions first (for example "
+            f"{n}), or reduce X to at most {rank} dimensions first (for example "
             "with PCA)."
         )
-    return (vectors / np.sqrt(values)) @ vectors.T
+    plain_values, plain_vectors = np.linalg.eigh(C)
+    if plain_values.min() > 1e-10 * plain_values.max():
+        # condition below 1e10: the plain eigenvalues keep at least 6 digits
+        return (plain_vectors / np.sqrt(plain_values)) @ plain_vectors.T
+    return (vectors / np.sqrt(values)).T / std[None, :]
 
 
 def _rca_components(C, X_chunked, dim):
@@ -110,11 +121,8 @@ def _rca_components(C, X_chunked, dim):
     """
     d = C.shape[0]
     T = data_covariance(X_chunked) if X_chunked.shape[0] > 1 else np.zeros((d, d))
-    t_values, t_vectors = np.linalg.eigh(T)
-    tol = max(t_values.max(initial=0.0), 0.0) * d * np.finfo(np.float64).eps
-    kept = t_values > tol
     # a full span keeps the identity basis: then the answer is metric-learn's to round-off
-    U = np.eye(d) if kept.all() else t_vectors[:, kept]
+    U = data_span(X_chunked - X_chunked.mean(axis=0))
     r = U.shape[1]
     if r == 0:
         raise ValueError(
@@ -341,10 +349,9 @@ class RCA_Supervised(RCA):
             raise ValueError(
                 f"y must hold one label per row of X: expected shape ({n},), got {y.shape}."
             )
-        _, codes = check_classification_targets(y, min_classes=1)
+        _, codes = partial_label_codes(y)  # negative labels: unlabelled, as in metric-learn
         rng = check_random_state(self.random_state)
-        chunks = draw_chunklets(np.asarray(codes, dtype=np.int64), n_chunks, self.chunk_size,
-                                rng)
+        chunks = draw_chunklets(codes, n_chunks, self.chunk_size, rng)
         self._fit_chunks(X, chunks)
         self.chunks_ = chunks
         return self

@@ -125,7 +125,23 @@ def fit_points(learner, X):
     record_feature_names(learner, X)
     X = form_points(learner.preprocessor_, X, min_samples=2)
     check_distance_magnitude(X)
+    check_spread(X)
     return X
+
+
+def check_spread(X, name="X"):
+    """Refuse rows that differ but whose squared differences all underflow to 0.
+
+    The learners form squared distances; rows 1e-200 apart would all look identical (and
+    every metric would come out 0 or the identity) without a word.
+    """
+    spread = X - X.mean(axis=0)
+    if (spread != 0).any() and not (np.einsum("ij,ij->i", spread, spread) > 0).any():
+        raise ValueError(
+            f"The rows of {name} differ, but by so little (largest difference "
+            f"{np.abs(spread).max():.3g}) that their squared distances underflow float64. "
+            f"Rescale {name}, for example with StandardScaler."
+        )
 
 
 def form_pairs(preprocessor, pairs, name="pairs"):

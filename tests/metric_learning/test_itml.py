@@ -161,10 +161,13 @@ def test_same_seed_same_metric_and_knn_gain():
     a = ITML_Supervised(random_state=1).fit(X, y).components_
     b = ITML_Supervised(random_state=1).fit(X, y).components_
     np.testing.assert_array_equal(a, b)
+    # iris plus 8 noise features (sd 3): plain 3-NN 0.62 (5-fold), ITML's metric 0.95
+    X = np.c_[X, 3 * np.random.RandomState(0).standard_normal((150, 8))]
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    plain = cross_val_score(KNeighborsClassifier(3), X, y, cv=cv).mean()
     score = cross_val_score(make_pipeline(ITML_Supervised(random_state=0),
                                           KNeighborsClassifier(3)), X, y, cv=cv).mean()
-    assert score >= 0.93
+    assert score >= plain + 0.25
 
 
 @pytest.mark.parametrize("bad, labels, match", [
@@ -188,3 +191,34 @@ def test_queries_are_checked_against_the_fitted_features():
         itml.transform(np.zeros((3, 5)))
     with pytest.raises(ValueError, match="NaN or infinity"):
         itml.predict(np.full((2, 2, 4), np.inf))
+
+
+def test_extreme_scales_are_named_not_crashed(rng):
+    _, _, pairs, labels = _iris_pairs(n=20)
+    with pytest.raises(ValueError, match="squared distances underflow"):
+        ITML(max_iter=5).fit(pairs * 1e-200, labels)
+    with pytest.raises(ValueError, match="left the float64 range|positive definite"):
+        ITML(max_iter=50).fit(pairs * 1e100, labels)
+    tiny = pairs.copy()
+    tiny[0, 1] = tiny[0, 0]
+    tiny[0, 1, 0] += 1e-170  # squared distance underflows: treated as the same point
+    assert np.isfinite(ITML(max_iter=5).fit(tiny, labels).components_).all()
+
+
+def test_negative_labels_are_unlabelled(rng):
+    X = rng.standard_normal((40, 3))
+    y = np.r_[np.full(20, -1), np.zeros(10, int), np.ones(10, int)]
+    itml = ITML_Supervised(max_iter=5, random_state=0).fit(X, y)
+    assert itml.must_link_.min() >= 20 and itml.cannot_link_.min() >= 20
+
+
+def test_calibration_edge_cases():
+    _, _, pairs, labels = _iris_pairs(n=20)
+    itml = ITML(max_iter=5).fit(pairs, labels)
+    with pytest.raises(ValueError, match="needs both similar"):
+        itml.calibrate_threshold(pairs, np.ones(len(labels)), strategy="max_tpr", min_rate=0.5)
+    with pytest.raises(ValueError, match="Got nan"):
+        itml.set_threshold(np.nan)
+    bounds = np.array([0.0, 5.0])
+    ITML(max_iter=5).fit(pairs, labels, bounds=bounds)
+    np.testing.assert_array_equal(bounds, [0.0, 5.0])  # the caller's array is not changed

@@ -137,3 +137,14 @@ def test_learners_plug_into_fastdr_neighbours():
     knn = fastdr.KNeighborsClassifier(n_neighbors=3, metric=lfda).fit(X, y)
     plain = fastdr.KNeighborsClassifier(n_neighbors=3).fit(lfda.transform(X), y)
     np.testing.assert_array_equal(knn.predict(X), plain.predict(lfda.transform(X)))
+
+
+def test_pair_distance_and_metric_refuse_overflow():
+    X, _ = small_data()
+    cov = Covariance().fit(X)
+    big = np.zeros((1, 2, 5))
+    big[0, 0, 0] = 1e160
+    with pytest.raises(ValueError, match="too large to compute distances"):
+        cov.pair_distance(big)
+    with pytest.raises(ValueError, match="overflows float64"):
+        cov.get_metric()(big[0, 0], big[0, 1])

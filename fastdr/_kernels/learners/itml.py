@@ -14,6 +14,7 @@ depending on the one before: it is serial by nature, and deterministic. One matr
 product and one symmetric rank-one update per pair: O(d^2) each, with no allocation.
 """
 
+import numpy as np
 from numba import njit
 
 
@@ -38,6 +39,12 @@ def itml_sweep(A, diffs, delta, bounds, lambdas, gamma, gamma_proj, Av):
         ``gamma / (gamma + 1)`` (1 when gamma is infinite).
     Av : ndarray of shape (d,), float64
         Scratch.
+
+    Returns
+    -------
+    int
+        -1, or the index of the first pair whose squared distance in the current metric is
+        not positive and finite (it underflowed or overflowed; the sweep stops there).
     """
     n, d = diffs.shape
     for t in range(n):
@@ -54,6 +61,8 @@ def itml_sweep(A, diffs, delta, bounds, lambdas, gamma, gamma_proj, Av):
         p = 0.0
         for i in range(d):
             p += v[i] * Av[i]
+        if not (p > 0.0 and p < np.inf):
+            return t
         s = delta[t]
         alpha = min(lambdas[t], gamma_proj * (s / p - s / bounds[t]))
         lambdas[t] -= alpha
@@ -65,3 +74,4 @@ def itml_sweep(A, diffs, delta, bounds, lambdas, gamma, gamma_proj, Av):
             row = A[i]
             for j in range(d):
                 row[j] += beta * (ai * Av[j])
+    return -1
