@@ -39,6 +39,35 @@ def check_index_pairs(pairs, n_samples, name):
     return np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
 
 
+def check_pair_labels(y, n_pairs, kinds=("similar", "dissimilar")):
+    """Pair labels as float64 +1 / -1, one per pair.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_pairs,) or None
+    n_pairs : int
+    kinds : tuple of two str
+        What +1 and -1 are called in the messages.
+
+    Returns
+    -------
+    ndarray of shape (n_pairs,), float64
+    """
+    plus, minus = kinds
+    if y is None:
+        raise ValueError(f"y is required with pairs: pass one label per pair, +1 for a {plus} "
+                         f"pair and -1 for a {minus} pair.")
+    labels = np.asarray(y)
+    if labels.ndim != 1 or labels.shape[0] != n_pairs:
+        raise ValueError(f"y must hold one label per pair: expected shape ({n_pairs},), got "
+                         f"{labels.shape}.")
+    if labels.dtype.kind not in "iuf" or not np.isin(labels, (1, -1)).all():
+        found = np.unique(labels)[:5].tolist() if labels.dtype.kind in "iufb" else labels.dtype
+        raise ValueError(f"y for pairs must hold only +1 ({plus}) and -1 ({minus}); got "
+                         f"{found}. Map your labels to +1 / -1.")
+    return labels.astype(np.float64)
+
+
 def labelled_pairs_to_indices(pairs, y):
     """Turn a (n, 2, d) array of pairs with labels +1 / -1 into X and index pairs.
 
@@ -55,23 +84,7 @@ def labelled_pairs_to_indices(pairs, y):
             f"pairs must have shape (n_pairs, 2, n_features); got shape {P.shape}. Pass a 2-D "
             "X with must_link / cannot_link index pairs instead, or stack the pairs."
         )
-    if y is None:
-        raise ValueError(
-            "y is required with pairs: pass one label per pair, +1 for a must-link (similar) "
-            "pair and -1 for a cannot-link (dissimilar) pair."
-        )
-    labels = np.asarray(y)
-    if labels.ndim != 1 or labels.shape[0] != P.shape[0]:
-        raise ValueError(
-            f"y must hold one label per pair: expected shape ({P.shape[0]},), got "
-            f"{labels.shape}."
-        )
-    if labels.dtype.kind not in "iuf" or not np.isin(labels, (1, -1)).all():
-        found = np.unique(labels)[:5].tolist() if labels.dtype.kind in "iufb" else labels.dtype
-        raise ValueError(
-            f"y for pairs must hold only +1 (must-link) and -1 (cannot-link); got {found}. "
-            "Map your labels to +1 / -1."
-        )
+    labels = check_pair_labels(y, P.shape[0], kinds=("must-link", "cannot-link"))
     n = P.shape[0]
     X = np.ascontiguousarray(np.concatenate([P[:, 0], P[:, 1]], axis=0))
     index = np.arange(n, dtype=np.int64)

@@ -18,9 +18,9 @@ from .._validation.params import (
     validate_params,
 )
 from ._base import MahalanobisMixin, components_from_metric
-from ._constraints import draw_class_pairs, partial_label_codes
+from ._constraints import check_pair_labels, draw_class_pairs, partial_label_codes
 from ._covariance import data_covariance
-from ._pairs_classifier import PairsClassifierMixin, check_pair_labels
+from ._pairs_classifier import PairsClassifierMixin
 from ._tuples import check_spread, fit_points, form_pairs, resolve_preprocessor
 
 #: above this many distinct points, the default bounds come from a sample of this many

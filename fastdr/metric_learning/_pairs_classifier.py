@@ -6,25 +6,10 @@ from numbers import Real
 import numpy as np
 
 from .._validation.arrays import check_is_fitted
+from ._constraints import check_pair_labels
 from ._tuples import form_pairs
 
 STRATEGIES = ("accuracy", "f_beta", "max_tpr", "max_tnr")
-
-
-def check_pair_labels(y, n_pairs):
-    """Pair labels as float64 +1 / -1, one per pair."""
-    if y is None:
-        raise ValueError("y is required with pairs: +1 for a similar pair, -1 for a "
-                         "dissimilar one.")
-    labels = np.asarray(y)
-    if labels.ndim != 1 or labels.shape[0] != n_pairs:
-        raise ValueError(f"y must hold one label per pair: expected shape ({n_pairs},), got "
-                         f"{labels.shape}.")
-    if labels.dtype.kind not in "iuf" or not np.isin(labels, (1, -1)).all():
-        found = np.unique(labels)[:5].tolist() if labels.dtype.kind in "iufb" else labels.dtype
-        raise ValueError(f"y for pairs must hold only +1 (similar) and -1 (dissimilar); got "
-                         f"{found}. Map your labels to +1 / -1.")
-    return labels.astype(np.float64)
 
 
 class PairsClassifierMixin:
