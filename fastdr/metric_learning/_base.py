@@ -18,8 +18,12 @@ from .._validation.arrays import (
     check_X_y,
 )
 from .._validation.magnitudes import check_distance_magnitude
-from .._validation.params import N_JOBS, Interval
+from .._validation.params import N_JOBS, Interval, Satisfies
 from ._tuples import form_pairs, form_points, input_ndim
+
+#: the parameter constraint of a metric-learn parameter kept under an old name: its
+#: placeholder default, or a new value (which the learner warns about)
+DEPRECATED = Satisfies(lambda v: isinstance(v, str) and v == "deprecated", '"deprecated"')
 
 #: Parameters that NCA and MMC share, with their constraints (see ``validate_params``).
 LEARNER_CONSTRAINTS = {

@@ -17,7 +17,7 @@ from .._validation.params import (
     check_random_state,
     validate_params,
 )
-from ._base import MahalanobisMixin, components_from_metric
+from ._base import DEPRECATED, MahalanobisMixin, components_from_metric
 from ._constraints import check_pair_labels, draw_class_pairs, partial_label_codes
 from ._covariance import data_covariance
 from ._pairs_classifier import PairsClassifierMixin
@@ -25,7 +25,6 @@ from ._tuples import check_spread, fit_points, form_pairs, resolve_preprocessor
 
 #: above this many distinct points, the default bounds come from a sample of this many
 BOUNDS_SAMPLE = 4096
-_DEPRECATED = Satisfies(lambda v: isinstance(v, str) and v == "deprecated", '"deprecated"')
 
 
 def default_bounds(points, rng):
@@ -100,7 +99,7 @@ class _BaseITML(MahalanobisMixin, BaseEstimator):
         "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
         "preprocessor": ["array-like", callable, None],
         "random_state": ["random_state"],
-        "convergence_threshold": [_DEPRECATED, Interval(Real, 0, None, closed="left")],
+        "convergence_threshold": [DEPRECATED, Interval(Real, 0, None, closed="left")],
     }
 
     def _fastdr_tags(self):
@@ -309,7 +308,7 @@ class ITML_Supervised(_BaseITML):
     _parameter_constraints = {
         **_BaseITML._parameter_constraints,
         "n_constraints": [Interval(Integral, 1, None, closed="left"), None],
-        "num_constraints": [_DEPRECATED, Interval(Integral, 1, None, closed="left")],
+        "num_constraints": [DEPRECATED, Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(self, gamma=1.0, max_iter=1000, tol=1e-3, n_constraints=None,

@@ -15,12 +15,11 @@ from scipy.linalg import eigh
 from .._base import BaseEstimator
 from .._validation.params import (
     Interval,
-    Satisfies,
     check_n_components,
     check_random_state,
     validate_params,
 )
-from ._base import MahalanobisMixin, data_span
+from ._base import DEPRECATED, MahalanobisMixin, data_span
 from ._constraints import _integers, partial_label_codes
 from ._covariance import data_covariance
 from ._tuples import fit_points
@@ -306,8 +305,7 @@ class RCA_Supervised(RCA):
         "n_chunks": [Interval(Integral, 1, None, closed="left")],
         "chunk_size": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
-        "num_chunks": [Satisfies(lambda v: isinstance(v, str) and v == "deprecated",
-                                 '"deprecated"'), Interval(Integral, 1, None, closed="left")],
+        "num_chunks": [DEPRECATED, Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(self, n_components=None, n_chunks=100, chunk_size=2, preprocessor=None,
