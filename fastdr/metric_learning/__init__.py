@@ -1,7 +1,7 @@
 """Metric learning: metric-learn's learners and interface on fastdr's kernels.
 
-Fixed Mahalanobis metrics, the Covariance baseline, NCA, MMC from must-link / cannot-link
-pairs, ITML, LFDA, RCA from chunklets, and MLKR for regression. Every learner exposes
+Fixed Mahalanobis metrics, the Covariance baseline, NCA, LMNN, MMC from must-link /
+cannot-link pairs, ITML, LFDA, RCA from chunklets, and MLKR for regression. Every learner exposes
 ``components_`` (L, with ``M = L^T L``), ``get_mahalanobis_matrix()``, ``get_metric()``,
 ``pair_distance`` and ``pair_score``, and plugs into fastdr's neighbours as
 ``metric=learner``.
@@ -10,6 +10,7 @@ pairs, ITML, LFDA, RCA from chunklets, and MLKR for regression. Every learner ex
 from ._covariance import Covariance
 from ._itml import ITML, ITML_Supervised
 from ._lfda import LFDA
+from ._lmnn import LMNN
 from ._mahalanobis import Mahalanobis
 from ._mlkr import MLKR
 from ._mmc import MMC, MMC_Supervised
@@ -21,6 +22,7 @@ __all__ = [
     "ITML",
     "ITML_Supervised",
     "LFDA",
+    "LMNN",
     "MLKR",
     "MMC",
     "MMC_Supervised",

@@ -12,13 +12,13 @@ from ..estimators import fit_estimator, fit_output, make_estimator, small_data, 
 NAMES = [name for name, _ in x_estimators()]  # pair learners: tests/estimators.py
 SUPERVISED = {"KNeighborsClassifier", "KNeighborsRegressor", "LinearDiscriminantAnalysis",
               "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised", "MLKR",
-              "ITML_Supervised"}
+              "ITML_Supervised", "LMNN"}
 # learn nothing from X: a fixed metric fits any sample count, on its own feature count only
 FIXED_METRICS = {"Mahalanobis"}
 FROM_DATA = [name for name in NAMES if name not in FIXED_METRICS]
 CLASS_BASED = {"KNeighborsClassifier", "LinearDiscriminantAnalysis",
                "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised",
-               "ITML_Supervised"}
+               "ITML_Supervised", "LMNN"}
 
 
 def _fit(est, X, y):
@@ -108,6 +108,8 @@ SINGLE_FEATURE_ERRORS = {
     "MLKR": re.escape("n_components=2 is larger than allowed: MLKR can return at most "
                       "n_features = 1 components on this input."),
     "LFDA": re.escape("n_components=2 is larger than allowed: LFDA can return at most "
+                      "n_features = 1 components on this input."),
+    "LMNN": re.escape("n_components=2 is larger than allowed: LMNN can return at most "
                       "n_features = 1 components on this input."),
     # scikit-learn's LLE refuses n_components > n_features too (issue 15 parity)
     "LocallyLinearEmbedding": re.escape("output dimension must be less than or equal to "
@@ -245,6 +247,11 @@ def test_huge_and_tiny_magnitudes(name, scale):
     if name in ("MMC", "MMC_Supervised") and scale < 1:
         with pytest.raises(ValueError, match="MMC's eigen-decompositions failed .*X spreads "
                                              "over .*e-150 around its mean"):
+            fit_output(make_estimator(name), X * scale, y)
+        return
+    if name == "LMNN" and scale > 1:
+        # LMNN's margin of 1 makes it depend on the scale too: named, not NaN
+        with pytest.raises(ValueError, match="LMNN's loss .*float64 range.*Scale X"):
             fit_output(make_estimator(name), X * scale, y)
         return
     if name == "ITML_Supervised":

@@ -20,7 +20,7 @@ EXCEPTIONS = ["ConvergenceWarning", "DataConversionWarning", "EigenSolverError",
 PUBLIC = {
     "fastdr": [
         "ClassicalMDS", "Covariance", "ITML", "ITML_Supervised", "IncrementalPCA", "Isomap",
-        "KNeighborsClassifier", "KNeighborsRegressor", "KernelPCA", "LFDA", "MLKR",
+        "KNeighborsClassifier", "KNeighborsRegressor", "KernelPCA", "LFDA", "LMNN", "MLKR",
         "LinearDiscriminantAnalysis", "LocallyLinearEmbedding", "MMC", "MMC_Supervised",
         "Mahalanobis", "NearestNeighbors", "NeighborhoodComponentsAnalysis", "PCA", "RCA",
         "RCA_Supervised", "config_context", "geodesic_distances", "get_config", "kneighbors_graph",
@@ -34,7 +34,8 @@ PUBLIC = {
     "fastdr.discriminant": ["LinearDiscriminantAnalysis"],
     "fastdr.manifold": ["ClassicalMDS", "Isomap", "LocallyLinearEmbedding",
                         "geodesic_distances", "locally_linear_embedding"],
-    "fastdr.metric_learning": ["Covariance", "ITML", "ITML_Supervised", "LFDA", "MLKR", "MMC",
+    "fastdr.metric_learning": ["Covariance", "ITML", "ITML_Supervised", "LFDA", "LMNN", "MLKR",
+                               "MMC",
                                "MMC_Supervised", "Mahalanobis",
                                "NeighborhoodComponentsAnalysis", "RCA", "RCA_Supervised"],
     "fastdr.exceptions": EXCEPTIONS,

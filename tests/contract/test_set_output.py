@@ -27,6 +27,7 @@ TRANSFORMERS = {
     "Mahalanobis": None,
     "Covariance": None,
     "LFDA": None,
+    "LMNN": None,
     "RCA": None,
     "RCA_Supervised": None,
     "MLKR": None,
