@@ -133,6 +133,37 @@ def mmc_constraints(y, n_pairs=2000, seed=0):
             np.column_stack([left[~same], right[~same]])[:n_pairs])
 
 
+def lmnn_objective(X, y, components, k=3, regularization=0.5, block=256):
+    """LMNN's loss (lower is better): ``reg * sum_(a,t) d(a, t) + (1 - reg) * sum_(a,t,b)
+    [1 + d(a, t) - d(a, b)]_+`` over each point a, its k target neighbours t (the nearest
+    of its class in X, ties by index) and the points b of other classes, d the squared
+    distance after the map; blockwise in NumPy, independent of fastdr's code."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    Z = X @ np.asarray(components, dtype=np.float64).T
+    targets = np.empty((X.shape[0], k), dtype=np.int64)
+    for label in np.unique(y):
+        rows = np.flatnonzero(y == label)
+        Xc = X[rows]
+        norms = (Xc * Xc).sum(axis=1)
+        D = norms[:, None] + norms[None, :] - 2.0 * Xc @ Xc.T
+        np.fill_diagonal(D, np.inf)
+        targets[rows] = rows[np.argsort(D, axis=1, kind="stable")[:, :k]]
+    sq = (Z * Z).sum(axis=1)
+    pull = hinge = 0.0
+    for start in range(0, Z.shape[0], block):
+        stop = min(start + block, Z.shape[0])
+        rows = np.arange(start, stop)
+        to_targets = ((Z[rows, None, :] - Z[targets[rows]]) ** 2).sum(-1)
+        pull += to_targets.sum()
+        dist = sq[rows, None] + sq[None, :] - 2.0 * Z[rows] @ Z.T
+        other = y[rows, None] != y[None, :]
+        for t in range(k):
+            h = 1.0 + to_targets[:, t, None] - dist
+            hinge += h[other & (h > 0)].sum()
+    return float(regularization * pull + (1.0 - regularization) * hinge)
+
+
 def mmc_objective(X, M, must, cannot):
     """MMC's objective at the feasible scale of M: ``sum_S d_M^2 / (sum_D d_M)^2`` (lower is
     better; Xing et al. minimise ``sum_S d_M^2`` subject to ``sum_D d_M >= 1``)."""

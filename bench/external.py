@@ -1,4 +1,4 @@
-"""metric-learn, the MMC anchor, from a separate Python environment.
+"""metric-learn, the MMC and LMNN anchors, from a separate Python environment.
 
 metric-learn 0.7 needs scikit-learn < 1.8, so when ``metric_learn`` does not import here the
 anchor runs in :mod:`bench.metric_learn_worker` under ``$FASTDR_METRIC_LEARN_PYTHON`` (``off``

@@ -67,3 +67,4 @@ $PYTHON -m pytest -q -p no:randomly -m "not slow" tests/neighbors/test_nndescent
 # the Isomap pipeline end to end, and the bad-input catalogue over every estimator
 run tests/manifold/test_isomap.py -k "naive_reference or disconnected or landmark_isomap"
 run tests/contract/test_bad_input.py
+run tests/metric_learning/test_lmnn.py -k "triplet_sums or single_block"

@@ -39,7 +39,8 @@ def main(argv=None):
                      f"{', '.join(BY_NAME)}")
     if args.metric_learn_env == "off":
         os.environ[external.PYTHON_ENV] = "off"
-    elif (only is None or "mmc" in only) and importlib.util.find_spec("metric_learn") is None:
+    elif ((only is None or {"mmc", "lmnn"} & set(only))
+          and importlib.util.find_spec("metric_learn") is None):
         # find or create the environment before timing starts; child processes reuse it
         python, reason = external.find_python(create=True)
         if python is None:

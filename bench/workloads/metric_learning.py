@@ -1,4 +1,4 @@
-"""Metric learning: NCA against scikit-learn, MMC_Supervised against metric-learn."""
+"""Metric learning: NCA against scikit-learn, MMC_Supervised and LMNN against metric-learn."""
 
 import hashlib
 import importlib.util
@@ -9,6 +9,8 @@ from .. import agreement, external
 from ._base import Grid, Impl, Target, Workload, estimator
 
 NCA_ITERATIONS = 50
+LMNN_ITERATIONS = 200
+_LMNN = {"n_neighbors": 3, "max_iter": LMNN_ITERATIONS}
 _NCA = {"init": "identity", "max_iter": NCA_ITERATIONS, "random_state": 0}
 
 
@@ -40,7 +42,7 @@ def _metric_learn_available():
         "needs scikit-learn < 1.8; the recorded anchor time in BENCHMARKS.md is 8.3 s on digits)")
 
 
-def _mmc_metric_learn_prepare(data):
+def _metric_learn_prepare(data):
     """Load the data into the worker (untimed), unless metric-learn runs here."""
     if _metric_learn_here():
         return None
@@ -51,14 +53,39 @@ def _mmc_metric_learn_prepare(data):
     return worker, key
 
 
-def _mmc_metric_learn(data, state):
-    if state is None:
-        import metric_learn
+def _metric_learn_fit(class_name, params):
+    """An anchor's timed call: metric-learn's ``class_name(**params).fit(X, y)``, here or in
+    the worker (see :func:`_metric_learn_prepare`)."""
 
-        return metric_learn.MMC_Supervised(random_state=0).fit(data.X, data.y)
-    worker, key = state
-    return external.FittedMetric(worker.call("fit", (key, "MMC_Supervised",
-                                                     {"random_state": 0})))
+    def fit(data, state):
+        if state is None:
+            import metric_learn
+
+            return getattr(metric_learn, class_name)(**params).fit(data.X, data.y)
+        worker, key = state
+        return external.FittedMetric(worker.call("fit", (key, class_name, params)))
+
+    return fit
+
+
+def _lmnn_agreement(fast, anchor, data):
+    mine = agreement.lmnn_objective(data.X, data.y, fast.components_)
+    theirs = agreement.lmnn_objective(data.X, data.y, anchor.components_)
+    acc_mine = agreement.knn_accuracy(data.X, data.y, fast.components_, n_neighbors=3)
+    acc_theirs = agreement.knn_accuracy(data.X, data.y, anchor.components_, n_neighbors=3)
+    ok = mine <= theirs * (1 + 1e-6) + 1e-9 and acc_mine >= acc_theirs - 0.005
+    return agreement.Agreement(
+        "LMNN loss", mine, bool(ok),
+        f"anchor {theirs:.6g}; 3-NN accuracy (5-fold) {acc_mine:.4f} vs anchor "
+        f"{acc_theirs:.4f}; ok if the loss is not above the anchor's (the same algorithm: "
+        f"round-off apart) and accuracy >= anchor - 0.005")
+
+
+def _lmnn_truth(fast, data):
+    mine = agreement.lmnn_objective(data.X, data.y, fast.components_)
+    start = agreement.lmnn_objective(data.X, data.y, np.eye(data.d))
+    return agreement.Agreement("LMNN loss", mine, bool(mine < start),
+                               f"identity start {start:.6g}; ok if below it")
 
 
 def _mmc_value(model, data):
@@ -118,9 +145,9 @@ WORKLOADS = (
               "(1797 x 64) in the speed table, 10 Gaussian classes for the scaling curves",
         data_kind="blobs10",
         fastdr=estimator("fastdr", "fastdr.MMC_Supervised", {"random_state": 0}, "fit(X, y)"),
-        anchors=(Impl("metric-learn", _mmc_metric_learn,
+        anchors=(Impl("metric-learn", _metric_learn_fit("MMC_Supervised", {"random_state": 0}),
                       "metric_learn.MMC_Supervised(random_state=0).fit(X, y)",
-                      prepare=_mmc_metric_learn_prepare,
+                      prepare=_metric_learn_prepare,
                       available=_metric_learn_available),),
         agreement=_mmc_agreement,
         truth_agreement=_mmc_truth,
@@ -132,5 +159,30 @@ WORKLOADS = (
                          headline_kind="digits"),
         },
         targets=(Target(">= 10x faster than metric-learn", 1797, 64, "metric-learn", 10.0),),
+    ),
+    Workload(
+        name="lmnn",
+        area="metric_learning",
+        title=f"LMNN, k=3, metric-learn's optimiser for {LMNN_ITERATIONS} iterations, fit; "
+              "the digits (1797 x 64) in the speed table, 10 Gaussian classes for the "
+              "scaling curves",
+        data_kind="blobs10",
+        fastdr=estimator("fastdr", "fastdr.LMNN", _LMNN, "fit(X, y)"),
+        anchors=(Impl("metric-learn", _metric_learn_fit("LMNN", _LMNN),
+                      f"metric_learn.LMNN(n_neighbors=3, max_iter={LMNN_ITERATIONS}).fit(X, y)",
+                      prepare=_metric_learn_prepare,
+                      available=_metric_learn_available),),
+        agreement=_lmnn_agreement,
+        truth_agreement=_lmnn_truth,
+        grids={
+            "smoke": Grid((200, 16), (100, 200), 16, (8, 16), 200),
+            "quick": Grid((1797, 64), (500, 1000, 2000), 16, (8, 16, 32), 1000,
+                          headline_kind="digits"),
+            "full": Grid((1797, 64), (1000, 2000, 5000, 10000), 64, (16, 32, 64, 128), 2000,
+                         headline_kind="digits"),
+        },
+        targets=(Target(">= 20x faster than metric-learn", 1797, 64, "metric-learn", 20.0),),
+        notes=("Both run the same algorithm (metric-learn's step rule), so their losses agree "
+               "to round-off; the iteration cap keeps the anchor's runs to seconds.",),
     ),
 )

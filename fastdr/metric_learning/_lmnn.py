@@ -4,8 +4,8 @@ metric-learn's interface and its optimiser, on a compiled impostor search.
 The loss at a map L is ``reg * sum_(a,t) |L(x_a - x_t)|^2 + (1 - reg) * sum_(a,t,b)
 [1 + |L(x_a - x_t)|^2 - |L(x_a - x_b)|^2]_+`` over each point a, its k target neighbours t
 (the nearest points of its class in the input space) and the points b of other classes.
-The impostor search and the gradient are in :mod:`._lmnn_loss`: memory O(block m + m d +
-candidates), never m x m nor m x k x d.
+The impostor search and the gradient are in :mod:`._lmnn_loss`: memory O(block m + m d),
+never m x m nor m x k x d.
 """
 
 import sys
@@ -20,8 +20,10 @@ from .._validation.params import (
     Interval,
     StrOptions,
     check_n_components,
+    check_random_state,
     validate_params,
 )
+from ..neighbors._search import knn_brute
 from ._base import DEPRECATED, MahalanobisMixin, check_labelled_data
 from ._lmnn_loss import LMNNLoss
 from ._nca_init import check_init_array, lda_start, pca_start, resolve_init
@@ -43,8 +45,6 @@ def target_neighbours(X, codes, k, n_jobs=None):
     -------
     ndarray of shape (m, k), int64
     """
-    from ..neighbors._search import knn_brute
-
     targets = np.empty((X.shape[0], k), dtype=np.int64)
     for c in range(int(codes.max()) + 1):
         rows = np.flatnonzero(codes == c)
@@ -252,8 +252,6 @@ n_features), default="auto"
         if init == "identity":
             return np.eye(r, d)
         if init == "random":
-            from .._validation.params import check_random_state
-
             rng = check_random_state(self.random_state)
             return np.asarray(rng.standard_normal((r, d)), dtype=np.float64)
         if init == "pca":

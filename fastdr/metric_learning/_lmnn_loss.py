@@ -13,7 +13,7 @@ import numpy as np
 from .._kernels.learners import lmnn as lmnn_kernels
 from .._runtime.threads import parallel_section
 
-#: entries of the block of inner products (float64): 16 MB whatever m
+#: entries of the block of inner products: 16 MB (float64) whatever m
 BLOCK_ENTRIES = 1 << 21
 
 
@@ -68,16 +68,23 @@ class LMNNLoss:
         pushed = np.empty((m, d))
         column_sums = np.zeros(m)
         rows = max(1, min(m, BLOCK_ENTRIES // m))
-        buffer = np.empty((rows, m))
+        # the screen's GEMM in float32 unless its squares could overflow: each inner product
+        # then errs by at most (r + 2) 2^-24 |La| |Lb| (rounding of the inputs and of the sums)
+        r = Lx.shape[1]
+        if sq.max() < 1e30:
+            screen = Lx.astype(np.float32)
+            slack = (r + 2) * 2.0 ** -23
+        else:
+            screen, slack = Lx, (r + 2) * 2.0 ** -52
+        buffer = np.empty((rows, m), dtype=screen.dtype)
         with parallel_section(self.n_jobs):
             lmnn_kernels.target_distances(Lx, targets, target_dist)
             for lo in range(0, m, rows):
                 hi = min(m, lo + rows)
                 block = buffer[:hi - lo]
-                np.matmul(Lx[lo:hi], Lx.T, out=block)
-                lmnn_kernels.impostor_block(block, lo, Lx, sq, codes, target_dist, X,
-                                            counts[lo:hi], pushed[lo:hi])
-                column_sums += block.sum(axis=0)  # counts: sums of integers, exact
+                np.matmul(screen[lo:hi], screen.T, out=block)
+                lmnn_kernels.impostor_block(block, lo, Lx, sq, codes, target_dist, X, slack,
+                                            counts[lo:hi], pushed[lo:hi], column_sums)
         n_active = int(counts.sum())
         # active triplets: + pairs (a, t) weighted by their counts, - pairs (a, b); each
         # anchor's row weights are equal on both sides and cancel. Only the points in an

@@ -102,8 +102,9 @@ def test_mmc_anchor_runs_through_the_worker(stand_in, monkeypatch):
     monkeypatch.setattr(external, "worker", lambda: (stand_in, ""))
     data = make_data("blobs10", 60, 4)
     assert metric_learning._metric_learn_available() == (True, "")
-    state = metric_learning._mmc_metric_learn_prepare(data)
-    fitted = metric_learning._mmc_metric_learn(data, state)
+    state = metric_learning._metric_learn_prepare(data)
+    fitted = metric_learning._metric_learn_fit("MMC_Supervised", {"random_state": 0})(data,
+                                                                                       state)
     np.testing.assert_array_equal(fitted.components_, np.diag([1.0, 2.0, 3.0, 4.0]))
     monkeypatch.setattr(external, "worker", lambda: (None, "no environment"))
     ok, reason = metric_learning._metric_learn_available()

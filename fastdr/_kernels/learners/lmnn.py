@@ -8,14 +8,20 @@ these are two weighted graph Laplacians over the pairs (a, t) and (a, b), so a b
 needs each pair's count of active triplets and, per anchor, the weighted sum of its
 impostors' rows; the d x d gradient is assembled once from those by the caller.
 
-The kernel reads a block of inner products ``L x_a . L x_b`` (one GEMM by the caller), uses
-them only to screen pairs against the anchor's margin, and recomputes the distance of each
-surviving pair from its difference, so the activity test does not suffer the GEMM form's
-cancellation. Each anchor row is owned by one thread and visits the points in index order:
-the result does not depend on the number of threads.
+The kernel reads a block of inner products ``L x_a . L x_b`` (one GEMM by the caller, in
+float32 when the magnitudes allow: the block is the pass's main memory traffic), uses them
+only to screen pairs against the anchor's margin with a bound on their error, and
+recomputes the distance of each surviving pair from its difference in float64, so the
+activity test suffers neither the GEMM form's cancellation nor the lower precision. Each
+anchor row is owned by one thread and visits the points in index order: the result does not
+depend on the number of threads.
 """
 
+import numpy as np
 from numba import njit, prange
+
+#: anchor chunks of a block: each counts its impostors' columns in its own row
+CHUNKS = 32
 
 
 @njit(inline="always")
@@ -42,14 +48,14 @@ def _squared_distance(P, a, b):
 
 
 @njit(parallel=True, cache=True)
-def impostor_block(G, start, Lx, sq, codes, target_dist, X, counts, pushed):
+def impostor_block(G, start, Lx, sq, codes, target_dist, X, slack, counts, pushed,
+                   column_sums):
     """Count the active triplets of the anchors ``start .. start + len(G)``.
 
     Parameters
     ----------
-    G : ndarray of shape (b, m), float64
-        ``Lx[start:start + b] @ Lx.T``; overwritten: ``G[i, j]`` becomes the number of
-        active triplets (a, t, j) of anchor ``a = start + i`` (0 for points of a's class).
+    G : ndarray of shape (b, m), float32 or float64
+        ``Lx[start:start + b] @ Lx.T``, in either precision.
     start : int
         The first anchor's row.
     Lx : ndarray of shape (m, r), float64
@@ -62,44 +68,60 @@ def impostor_block(G, start, Lx, sq, codes, target_dist, X, counts, pushed):
         Squared distances from each point to its k target neighbours in the current metric.
     X : ndarray of shape (m, d), float64
         The (centred) input points.
+    slack : float
+        A bound on the error of ``|La|^2 + |Lj|^2 - 2 G[i, j]`` relative to ``|La|^2 +
+        |Lj|^2``: a pair is tested when that screen is below the margin plus this error.
     counts : ndarray of shape (b, k), float64
         Output: per anchor and target, the number of active impostors.
     pushed : ndarray of shape (b, d), float64
-        Output: per anchor, ``sum_j G[i, j] x_j``.
+        Output: per anchor, ``sum_j n_aj x_j``, n_aj the active triplets (a, t, j).
+    column_sums : ndarray of shape (m,), float64
+        Updated: ``column_sums[j] += sum_a n_aj`` over the block's anchors. Each of
+        ``CHUNKS`` chunks of anchors counts in its own row first; the counts are integers,
+        so their sum is exact and the same in any order.
     """
     nb, m = G.shape
-    k = target_dist.shape[1]
-    d = X.shape[1]
-    for i in prange(nb):
-        a = start + i
-        own = codes[a]
-        margin = 0.0
-        for t in range(k):
-            counts[i, t] = 0.0
-            margin = max(margin, target_dist[a, t])
-        margin += 1.0
-        for c in range(d):
-            pushed[i, c] = 0.0
-        row = G[i]
-        sqa = sq[a]
+    n_chunks = min(CHUNKS, nb)
+    hits = np.zeros((n_chunks, m))
+    for chunk in prange(n_chunks):
+        for i in range(chunk * nb // n_chunks, (chunk + 1) * nb // n_chunks):
+            _anchor_row(G[i], start + i, Lx, sq, codes, target_dist, X, slack, counts[i],
+                        pushed[i], hits[chunk])
+    for t in range(n_chunks):
         for j in range(m):
-            row_j = row[j]
-            row[j] = 0.0
-            if codes[j] == own:
-                continue
-            # the GEMM form errs by a few ulps of |La|^2 + |Lj|^2: screen with that slack
-            if sqa + sq[j] - 2.0 * row_j >= margin + 1e-10 * (sqa + sq[j]):
-                continue
-            dist = _squared_distance(Lx, a, j)
-            n = 0
-            for t in range(k):
-                if dist < 1.0 + target_dist[a, t]:
-                    counts[i, t] += 1.0
-                    n += 1
-            row[j] = n
-            if n > 0:
-                for c in range(d):
-                    pushed[i, c] += n * X[j, c]
+            column_sums[j] += hits[t, j]
+
+
+@njit(cache=True)
+def _anchor_row(row, a, Lx, sq, codes, target_dist, X, slack, counts, pushed, hits):
+    """One anchor of :func:`impostor_block`: its counts and pushed sum (outputs) and its
+    impostors' column counts (added to ``hits``)."""
+    k = target_dist.shape[1]
+    m = row.shape[0]
+    own = codes[a]
+    margin = 0.0
+    for t in range(k):
+        counts[t] = 0.0
+        margin = max(margin, target_dist[a, t])
+    margin += 1.0
+    pushed[:] = 0.0
+    # j may be inside a's margin when |La|^2 + |Lj|^2 - 2 G[a, j] < margin + slack (|La|^2 +
+    # |Lj|^2), that is when below < 2 G[a, j] - (1 - slack) |Lj|^2
+    below = (1.0 - slack) * sq[a] - margin
+    keep = 1.0 - slack
+    for j in range(m):
+        if not below < 2.0 * row[j] - keep * sq[j] or codes[j] == own:
+            continue
+        dist = _squared_distance(Lx, a, j)
+        n = 0
+        for t in range(k):
+            if dist < 1.0 + target_dist[a, t]:
+                counts[t] += 1.0
+                n += 1
+        if n > 0:
+            hits[j] += n
+            for c in range(pushed.shape[0]):
+                pushed[c] += n * X[j, c]
 
 
 @njit(parallel=True, cache=True)
