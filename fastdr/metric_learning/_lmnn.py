@@ -26,7 +26,7 @@ from .._validation.params import (
 from ..neighbors._search import knn_brute
 from ._base import DEPRECATED, MahalanobisMixin, check_labelled_data
 from ._lmnn_loss import LMNNLoss
-from ._nca_init import check_init_array, lda_start, pca_start, resolve_init
+from ._nca_init import check_init_array, lda_start, pca_start, resolve_init, timed_start
 from ._tuples import fit_points
 
 
@@ -247,7 +247,8 @@ n_features), default="auto"
     def _start(self, X, codes, r):
         m, d = X.shape
         if isinstance(self.init, np.ndarray):
-            return check_init_array(self.init, d, self.n_components)
+            # metric-learn compares the rows with n_components resolved (None: n_features)
+            return check_init_array(self.init, d, r)
         init = resolve_init(self.init, r, m, d, int(codes.max()) + 1)
         if init == "identity":
             return np.eye(r, d)
@@ -255,8 +256,19 @@ n_features), default="auto"
             rng = check_random_state(self.random_state)
             return np.asarray(rng.standard_normal((r, d)), dtype=np.float64)
         if init == "pca":
+            return timed_start("pca", lambda: pca_start(X, r, self.random_state), self.verbose)
+        n_classes = int(codes.max()) + 1
+        if r > min(d, n_classes - 1):
+            # a zero row of L never moves (the gradient is L times a d x d matrix)
+            raise ValueError(
+                f"init='lda' gives at most min(n_features, n_classes - 1) = "
+                f"{min(d, n_classes - 1)} components, and n_components={r}: lower "
+                f"n_components or pass init='pca' or 'auto'.")
+        L = timed_start("lda", lambda: lda_start(X, codes, r), self.verbose)
+        if L.shape[0] < r:  # the class means span fewer directions: no LDA start
+            if self.init == "lda":
+                raise ValueError(
+                    f"init='lda': the class means span {L.shape[0]} directions, fewer than "
+                    f"n_components={r}; lower n_components or pass init='pca'.")
             return pca_start(X, r, self.random_state)
-        L = lda_start(X, codes, r)
-        if L.shape[0] < r:  # metric-learn: components past the classes' rank are zero
-            L = np.vstack([L, np.zeros((r - L.shape[0], d))])
         return L

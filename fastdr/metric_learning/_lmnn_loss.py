@@ -66,16 +66,17 @@ class LMNNLoss:
         target_dist = np.empty((m, k))
         counts = np.empty((m, k))
         pushed = np.empty((m, d))
-        column_sums = np.zeros(m)
+        hits = np.zeros((lmnn_kernels.CHUNKS, m))
         rows = max(1, min(m, BLOCK_ENTRIES // m))
         # the screen's GEMM in float32 unless its squares could overflow: each inner product
-        # then errs by at most (r + 2) 2^-24 |La| |Lb| (rounding of the inputs and of the sums)
+        # then errs by at most (r + 2) 2^-24 |La| |Lb| (rounding of the inputs and of the sums);
+        # in float64 the squared norms' and the recomputed distances' rounding count too
         r = Lx.shape[1]
         if sq.max() < 1e30:
             screen = Lx.astype(np.float32)
             slack = (r + 2) * 2.0 ** -23
         else:
-            screen, slack = Lx, (r + 2) * 2.0 ** -52
+            screen, slack = Lx, (2 * r + 8) * 2.0 ** -52
         buffer = np.empty((rows, m), dtype=screen.dtype)
         with parallel_section(self.n_jobs):
             lmnn_kernels.target_distances(Lx, targets, target_dist)
@@ -84,7 +85,8 @@ class LMNNLoss:
                 block = buffer[:hi - lo]
                 np.matmul(screen[lo:hi], screen.T, out=block)
                 lmnn_kernels.impostor_block(block, lo, Lx, sq, codes, target_dist, X, slack,
-                                            counts[lo:hi], pushed[lo:hi], column_sums)
+                                            counts[lo:hi], pushed[lo:hi], hits)
+        column_sums = hits.sum(axis=0)  # sums of integers: exact
         n_active = int(counts.sum())
         # active triplets: + pairs (a, t) weighted by their counts, - pairs (a, b); each
         # anchor's row weights are equal on both sides and cancel. Only the points in an

@@ -1,4 +1,4 @@
-"""The metric-learn worker that runs the MMC anchor in a separate Python environment.
+"""The metric-learn worker that runs the MMC and LMNN anchors in a separate Python environment.
 
 A stand-in ``metric_learn`` package (written to a temporary directory) plays metric-learn, so
 the protocol, the data hand-over and the error paths are tested without installing it.
@@ -137,6 +137,25 @@ def test_mmc_agreement_needs_the_objective_and_the_accuracy():
     # a metric that drops three of the four features: worse objective and accuracy
     crushed = _Metric(np.diag([1.0, 1e-6, 1e-6, 1e-6]))
     assert not metric_learning._mmc_agreement(crushed, euclid, data).ok
+
+
+def test_lmnn_objective_is_fastdrs_loss_and_drives_the_agreement():
+    from bench import agreement
+    from bench.data import make_data
+    from fastdr.metric_learning._lmnn import target_neighbours
+    from fastdr.metric_learning._lmnn_loss import LMNNLoss
+
+    data = make_data("blobs10", 300, 4)
+    L = np.random.default_rng(0).standard_normal((4, 4))
+    Xc = np.ascontiguousarray(data.X - data.X.mean(axis=0))
+    codes = np.unique(data.y, return_inverse=True)[1].astype(np.int64)
+    loss = LMNNLoss(Xc, codes, target_neighbours(Xc, codes, 3), 0.5)(L)[1]
+    np.testing.assert_allclose(agreement.lmnn_objective(data.X, data.y, L), loss, rtol=1e-10)
+    euclid = _Metric(np.eye(4))
+    assert metric_learning._lmnn_agreement(euclid, _Metric(np.eye(4)), data).ok
+    # a map that blurs the classes: a higher loss and a lower accuracy than the identity
+    crushed = _Metric(np.diag([1.0, 1e-3, 1e-3, 1e-3]))
+    assert not metric_learning._lmnn_agreement(crushed, euclid, data).ok
 
 
 def test_machine_section_does_not_start_the_worker(monkeypatch, stand_in):

@@ -119,6 +119,21 @@ def test_starts_have_the_requested_shape(init):
     assert np.isfinite(lmnn.components_).all()
 
 
+def test_init_array_rows_must_equal_the_resolved_n_components():
+    X, y = _small()
+    with pytest.raises(ValueError, match=r"`n_components` \(4\) does not match"):
+        LMNN(init=np.eye(2, 4)).fit(X, y)  # metric-learn: n_components=None means 4
+    assert LMNN(init=np.eye(2, 4), n_components=2, max_iter=3).fit(X, y).components_.shape \
+        == (2, 4)
+
+
+def test_lda_start_beyond_the_classes_is_refused():
+    # a zero row of L never moves: more LDA components than n_classes - 1 cannot learn
+    X, y = _small()
+    with pytest.raises(ValueError, match=r"init='lda' gives at most .* = 2 components"):
+        LMNN(init="lda", n_components=3).fit(X, y)
+
+
 def test_class_without_enough_points_is_named():
     X, y = _small()
     y = y.copy()

@@ -17,7 +17,6 @@ anchor row is owned by one thread and visits the points in index order: the resu
 depend on the number of threads.
 """
 
-import numpy as np
 from numba import njit, prange
 
 #: anchor chunks of a block: each counts its impostors' columns in its own row
@@ -48,8 +47,7 @@ def _squared_distance(P, a, b):
 
 
 @njit(parallel=True, cache=True)
-def impostor_block(G, start, Lx, sq, codes, target_dist, X, slack, counts, pushed,
-                   column_sums):
+def impostor_block(G, start, Lx, sq, codes, target_dist, X, slack, counts, pushed, hits):
     """Count the active triplets of the anchors ``start .. start + len(G)``.
 
     Parameters
@@ -75,21 +73,17 @@ def impostor_block(G, start, Lx, sq, codes, target_dist, X, slack, counts, pushe
         Output: per anchor and target, the number of active impostors.
     pushed : ndarray of shape (b, d), float64
         Output: per anchor, ``sum_j n_aj x_j``, n_aj the active triplets (a, t, j).
-    column_sums : ndarray of shape (m,), float64
-        Updated: ``column_sums[j] += sum_a n_aj`` over the block's anchors. Each of
-        ``CHUNKS`` chunks of anchors counts in its own row first; the counts are integers,
-        so their sum is exact and the same in any order.
+    hits : ndarray of shape (CHUNKS, m), float64
+        Updated: the block's anchors are split into at most ``CHUNKS`` chunks and chunk c
+        adds ``n_aj`` to ``hits[c, j]``. The counts are integers, so the caller's sum over
+        the rows (the impostors' column counts) is exact and the same in any order.
     """
-    nb, m = G.shape
+    nb = G.shape[0]
     n_chunks = min(CHUNKS, nb)
-    hits = np.zeros((n_chunks, m))
     for chunk in prange(n_chunks):
         for i in range(chunk * nb // n_chunks, (chunk + 1) * nb // n_chunks):
             _anchor_row(G[i], start + i, Lx, sq, codes, target_dist, X, slack, counts[i],
                         pushed[i], hits[chunk])
-    for t in range(n_chunks):
-        for j in range(m):
-            column_sums[j] += hits[t, j]
 
 
 @njit(cache=True)
