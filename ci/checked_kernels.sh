@@ -39,7 +39,7 @@ used = natives_in_use()
 if any(used.values()):
     raise SystemExit(f"FASTDR_NUMBA_FALLBACKS=1 left native versions in use: {used}")
 PY
-run() { $PYTHON -m pytest -q -p no:randomly -m "not slow and not jit_only" "$@"; }
+run() { $PYTHON -m pytest -q -p no:randomly -p no:cacheprovider -m "not slow and not jit_only" "$@"; }
 # every kernel module against its reference
 run tests/kernels
 # each family through its estimators: exact search, pairwise, LLE, MDS
@@ -61,7 +61,7 @@ run tests/metric_learning/test_itml.py -k "sweep_matches or hard_bounds"
 run tests/discriminant/test_discriminant.py -k "class_kernels"
 # NN-descent through its estimators, their jit_only tests too (jit_only means "too slow
 # interpreted", and these are compiled); the m=20,000 recall tests test recall, not memory
-$PYTHON -m pytest -q -p no:randomly -m "not slow" tests/neighbors/test_nndescent.py \
+$PYTHON -m pytest -q -p no:randomly -p no:cacheprovider -m "not slow" tests/neighbors/test_nndescent.py \
     tests/neighbors/test_nndescent_estimators.py \
     -k "not recall_at_defaults and not recall_heavier"
 # the Isomap pipeline end to end, and the bad-input catalogue over every estimator
