@@ -135,6 +135,16 @@ def fit_estimator(est, X, y):
     return est.fit(X, y)
 
 
+def query_points(est, X):
+    """The estimator's query on points: predict, else transform, else kneighbors (a classifier
+    of pairs, such as MMC, predicts on pairs: its query on points is transform)."""
+    pair_classifier = hasattr(est, "calibrate_threshold")
+    for method in ("predict", "transform", "kneighbors"):
+        if hasattr(est, method) and not (method == "predict" and pair_classifier):
+            return getattr(est, method)(X)
+    raise AssertionError("no query method")
+
+
 def fit_output(est, X, y):
     """Fit and return the estimator's canonical output on X."""
     fit_estimator(est, X, y)

@@ -25,6 +25,18 @@ from ._tuples import form_pairs, form_points, input_ndim
 #: placeholder default, or a new value (which the learner warns about)
 DEPRECATED = Satisfies(lambda v: isinstance(v, str) and v == "deprecated", '"deprecated"')
 
+
+def renamed(learner, old, new):
+    """The value of parameter ``new``, or of its old name ``old`` when that is set (with
+    metric-learn's FutureWarning; the old names were renamed in metric-learn 0.6.3)."""
+    value = getattr(learner, old)
+    if isinstance(value, str) and value == "deprecated":
+        return getattr(learner, new)
+    warnings.warn(f'"{old}" was renamed "{new}" (metric-learn 0.6.3); pass {new}.',
+                  FutureWarning, stacklevel=3)
+    return value
+
+
 #: Parameters that NCA and MMC share, with their constraints (see ``validate_params``).
 LEARNER_CONSTRAINTS = {
     "n_components": [Interval(Integral, 1, None, closed="left"), None],

@@ -149,6 +149,42 @@ def draw_class_pairs(codes, n_pairs, rng):
     return must_link, cannot_link
 
 
+def supervised_codes(y, n_samples, learner, kind):
+    """Class codes of a ``*_Supervised`` learner's labels, checked: one label per row, at
+    least two labelled classes (a negative numeric label means unlabelled, as in
+    metric-learn).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,) or None
+    n_samples : int
+    learner : str
+        The learner's name, for the messages.
+    kind : str
+        What the second class is needed for ("cannot-link", "dissimilar").
+
+    Returns
+    -------
+    classes : ndarray
+    codes : ndarray of int64
+        Each row's index into ``classes``, -1 for an unlabelled row.
+    """
+    if y is None:
+        raise ValueError(f"{learner} requires y to be passed, but the target y is None.")
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"y must hold one label per row of X: expected shape ({n_samples},), "
+                         f"got {y.shape}.")
+    classes, codes = partial_label_codes(y)
+    if classes.shape[0] < 2:
+        has = (f"a single class ({classes[0]})" if classes.shape[0] else
+               "no labelled class")
+        raise ValueError(f"{learner} needs at least 2 classes to draw {kind} pairs; y has "
+                         f"{has}. Pass labels of two or more classes (negative labels mean "
+                         "unlabelled, as in metric-learn).")
+    return classes, codes
+
+
 def partial_label_codes(y):
     """Class codes where a negative numeric label means "unlabelled" (metric-learn's rule).
 

@@ -17,8 +17,8 @@ from .._validation.params import (
     check_random_state,
     validate_params,
 )
-from ._base import DEPRECATED, MahalanobisMixin, components_from_metric
-from ._constraints import check_pair_labels, draw_class_pairs, partial_label_codes
+from ._base import DEPRECATED, MahalanobisMixin, components_from_metric, renamed
+from ._constraints import check_pair_labels, draw_class_pairs, supervised_codes
 from ._covariance import data_covariance
 from ._pairs_classifier import PairsClassifierMixin
 from ._tuples import check_spread, fit_points, form_pairs, resolve_preprocessor
@@ -105,18 +105,11 @@ class _BaseITML(MahalanobisMixin, BaseEstimator):
     def _fastdr_tags(self):
         return {"target_tags.required": True}
 
-    def _tol(self):
-        if isinstance(self.convergence_threshold, str):
-            return self.tol
-        warnings.warn('"convergence_threshold" was renamed "tol" (metric-learn 0.6.3); pass '
-                      "tol.", FutureWarning, stacklevel=3)
-        return self.convergence_threshold
-
     def _fit_pairs(self, pairs, y, bounds, rng):
         """Learn A from formed pairs (n, 2, d) with labels +1 / -1."""
         check_distance_magnitude(pairs.reshape(-1, pairs.shape[2]), "pairs")
         check_spread(pairs.reshape(-1, pairs.shape[2]), "pairs")
-        tol = self._tol()
+        tol = renamed(self, "convergence_threshold", "tol")
         points = pairs.reshape(-1, pairs.shape[2])
         self.bounds_ = (default_bounds(points, rng) if bounds is None
                         else np.array(_check_bounds(bounds), copy=True))
@@ -342,24 +335,9 @@ class ITML_Supervised(_BaseITML):
         self
         """
         validate_params(self)
-        n_constraints = self.n_constraints
-        if not isinstance(self.num_constraints, str):
-            warnings.warn('"num_constraints" was renamed "n_constraints" (metric-learn '
-                          '0.6.3); pass n_constraints.', FutureWarning, stacklevel=2)
-            n_constraints = self.num_constraints
+        n_constraints = renamed(self, "num_constraints", "n_constraints")
         X = fit_points(self, X)
-        if y is None:
-            raise ValueError("ITML_Supervised requires y to be passed, but the target y is "
-                             "None.")
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must hold one label per row of X: expected shape "
-                             f"({X.shape[0]},), got {y.shape}.")
-        classes, codes = partial_label_codes(y)
-        if classes.shape[0] < 2:
-            raise ValueError(f"ITML_Supervised needs at least 2 classes to draw dissimilar "
-                             f"pairs; y has {classes.shape[0]} (negative labels mean "
-                             "unlabelled, as in metric-learn).")
+        classes, codes = supervised_codes(y, X.shape[0], "ITML_Supervised", "dissimilar")
         rng = check_random_state(self.random_state)
         n_pairs = n_constraints or 20 * classes.shape[0] ** 2
         labelled = np.flatnonzero(codes >= 0)

@@ -74,7 +74,7 @@ def distance_sum_gradient(X, a, b, dist):
     """
     floor = max(1e-6 * float(dist.mean()), np.finfo(np.float64).tiny)
     weights = 0.5 / np.maximum(dist, floor)
-    return run_kernel(mmc_kernels.pair_outer_sum, X, a, b, weights, False)
+    return run_kernel(mmc_kernels.pair_outer_sum, X, a, b, weights)
 
 
 def _ascent_direction(grad_g, scatter_unit):
@@ -173,8 +173,7 @@ def fit_full(X, must_link, cannot_link, A0, *, max_iter, max_proj, tol, report):
     """
     ml_a, ml_b = must_link
     cl_a, cl_b = cannot_link
-    scatter = run_kernel(mmc_kernels.pair_outer_sum, X, ml_a, ml_b, np.ones(ml_a.shape[0]),
-                         False)
+    scatter = run_kernel(mmc_kernels.pair_outer_sum, X, ml_a, ml_b, np.ones(ml_a.shape[0]))
     scatter_unit = scatter / np.linalg.norm(scatter)
     level = float(np.sum(scatter * A0)) / 100.0
     if level <= 0:
@@ -219,54 +218,64 @@ def fit_full(X, must_link, cannot_link, A0, *, max_iter, max_proj, tol, report):
     return A_old, n_iter, converged
 
 
-def diagonal_objective(s_sum, X, cl_a, cl_b, w):
-    """``h(w) = s_sum . w - log(sum_D sqrt(v^T diag(w) v))`` (+inf when the sum is 0)."""
+def diagonal_objective(s_sum, X, cl_a, cl_b, w, weight=1.0):
+    """``h(w) = s_sum . w - c log(sum_D sqrt(v^T diag(w) v))``, c the ``weight`` (+inf when
+    the sum is 0)."""
     q = run_kernel(mmc_kernels.pair_diagonal_forms, X, cl_a, cl_b, w)
     total = float(np.sqrt(np.maximum(q, 0.0)).sum())
     if total <= 0:
         return np.inf
-    return float(s_sum @ w) - np.log(total)
+    return float(s_sum @ w) - weight * np.log(total)
 
 
-def fit_diagonal(X, must_link, cannot_link, w0, *, max_iter, tol, report):
-    """Diagonal MMC by projected Newton steps; returns ``(w, n_iter, converged)``, w >= 0."""
+def fit_diagonal(X, must_link, cannot_link, w0, *, max_iter, tol, report, weight=1.0):
+    """Diagonal MMC: minimise ``h`` (:func:`diagonal_objective`, its log term weighted by
+    ``weight``) over ``w >= 0`` by L-BFGS-B; returns ``(w, n_iter, converged)``.
+
+    h is convex (``g`` is concave) but its optimum is often sparse, and where a pair's
+    distance reaches 0 its curvature is unbounded: a Newton method with clipping stalls or
+    crawls there, short of the optimum, where a quasi-Newton method with bounds does not.
+    ``tol`` is L-BFGS-B's relative reduction of h per iteration (``ftol``).
+    """
+    import scipy.optimize
+
     ml_a, ml_b = must_link
     cl_a, cl_b = cannot_link
-    d = X.shape[1]
     s_sum = run_kernel(mmc_kernels.pair_squared_sum, X, ml_a, ml_b, np.ones(ml_a.shape[0]))
-    w = np.maximum(np.asarray(w0, dtype=np.float64), 0.0)
-    current = diagonal_objective(s_sum, X, cl_a, cl_b, w)
-    n_iter = 0
-    converged = False
-    for it in range(max_iter):
-        q = run_kernel(mmc_kernels.pair_diagonal_forms, X, cl_a, cl_b, w)
-        dist = np.sqrt(np.maximum(q, 0.0))
-        total = dist.sum()
-        floor = max(1e-6 * float(total) / dist.shape[0], np.finfo(np.float64).tiny)
-        dist = np.maximum(dist, floor)
-        grad_total = run_kernel(mmc_kernels.pair_squared_sum, X, cl_a, cl_b, 0.5 / dist)
-        grad_total /= total
-        hess_total = run_kernel(mmc_kernels.pair_outer_sum, X, cl_a, cl_b, 0.25 / dist**3, True)
-        hess_total /= total
-        gradient = s_sum - grad_total
-        hessian = hess_total + np.outer(grad_total, grad_total)
-        hessian += 1e-6 * max(np.trace(hessian) / d, np.finfo(np.float64).tiny) * np.eye(d)
-        step = np.linalg.pinv(hessian, hermitian=True) @ gradient
-        best_w, best = w, current
-        lam = 1.0
-        for _ in range(60):
-            trial = np.maximum(w - lam * step, 0.0)
-            value = diagonal_objective(s_sum, X, cl_a, cl_b, trial)
-            if value < best:
-                best_w, best = trial, value
-            elif best < current:
-                break
-            lam *= 0.5
-        n_iter = it + 1
-        change = abs(current - best) / max(abs(best), 1.0)
-        w, current = best_w, best
-        report(n_iter, w)
-        if change <= tol:
-            converged = True
-            break
-    return w, n_iter, converged
+    tiny = np.finfo(np.float64).tiny
+
+    def on_best_scale(w):
+        # h(t w) = t s.w - c log g(w) - (c / 2) log t (g is homogeneous of degree 1/2), least
+        # at t = c / (2 s.w): the start is moved there, so that h is O(1) and the variables
+        # below (w over that scale) are too
+        total = float(s_sum @ w)
+        return w * (weight / (2.0 * total)) if total > 0 else w
+
+    w = on_best_scale(np.maximum(np.asarray(w0, dtype=np.float64), 0.0))
+    scale = float(w.max()) if w.max() > 0 else 1.0
+
+    def value_and_gradient(u):
+        w = u * scale
+        dist = np.sqrt(np.maximum(run_kernel(mmc_kernels.pair_diagonal_forms, X, cl_a, cl_b,
+                                             w), 0.0))
+        total = max(float(dist.sum()), tiny)
+        # a pair at distance 0 has an infinite slope in the weights that would separate it:
+        # floored, as in the full solver
+        dist = np.maximum(dist, max(1e-12 * total / dist.shape[0], tiny))
+        grad = s_sum - weight * run_kernel(mmc_kernels.pair_squared_sum, X, cl_a, cl_b,
+                                           0.5 / dist) / total
+        return float(s_sum @ w) - weight * np.log(total), grad * scale
+
+    count = [0]
+
+    def step(u):
+        count[0] += 1
+        report(count[0], u * scale)
+
+    result = scipy.optimize.minimize(
+        value_and_gradient, w / scale, jac=True, method="L-BFGS-B",
+        bounds=[(0.0, None)] * w.shape[0], callback=step,
+        options={"maxiter": max_iter, "ftol": tol, "gtol": 0.0})
+    # status 1: the iteration or evaluation limit; 0 (and 2, a line search that can no
+    # longer decrease h in float64) end at the optimum found
+    return result.x * scale, int(result.nit), result.status != 1

@@ -19,7 +19,7 @@ from .._validation.params import (
     check_random_state,
     validate_params,
 )
-from ._base import DEPRECATED, MahalanobisMixin, data_span
+from ._base import DEPRECATED, MahalanobisMixin, data_span, renamed
 from ._constraints import _integers, partial_label_codes
 from ._covariance import data_covariance
 from ._tuples import fit_points
@@ -330,14 +330,8 @@ class RCA_Supervised(RCA):
         -------
         self
         """
-        import warnings
-
         validate_params(self)
-        n_chunks = self.n_chunks
-        if not (isinstance(self.num_chunks, str) and self.num_chunks == "deprecated"):
-            warnings.warn('"num_chunks" was renamed "n_chunks" (metric-learn 0.6.3); pass '
-                          "n_chunks.", FutureWarning, stacklevel=2)
-            n_chunks = self.num_chunks
+        n_chunks = renamed(self, "num_chunks", "n_chunks")
         X = fit_points(self, X)
         n = X.shape[0]
         if y is None:

@@ -7,7 +7,14 @@ import pytest
 
 import fastdr
 
-from ..estimators import fit_estimator, fit_output, make_estimator, small_data, x_estimators
+from ..estimators import (
+    fit_estimator,
+    fit_output,
+    make_estimator,
+    query_points,
+    small_data,
+    x_estimators,
+)
 
 NAMES = [name for name, _ in x_estimators()]  # pair learners: tests/estimators.py
 SUPERVISED = {"KNeighborsClassifier", "KNeighborsRegressor", "LinearDiscriminantAnalysis",
@@ -29,10 +36,7 @@ def _fit(est, X, y):
 
 
 def _query(est, X):
-    for method in ("predict", "transform", "kneighbors"):
-        if hasattr(est, method):
-            return getattr(est, method)(X)
-    raise AssertionError("no query method")
+    return query_points(est, X)
 
 
 def _assert_same(a, b):
@@ -204,7 +208,8 @@ SINGLE_CLASS = {
                                   "a single class",
     "MMC_Supervised": re.escape("MMC_Supervised needs at least 2 classes to draw cannot-link "
                                 "pairs; y has a single class (0). Pass labels of two or more "
-                                "classes."),
+                                "classes (negative labels mean unlabelled, as in "
+                                "metric-learn)."),
 }
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ..estimators import fit_estimator, make_estimator, small_data, x_estimators
+from ..estimators import fit_estimator, make_estimator, query_points, small_data, x_estimators
 
 CASES = ["reordered", "renamed", "names_then_array", "array_then_names", "same_names", "arrays"]
 
@@ -33,10 +33,7 @@ def _fit(est, X, y):
 
 
 def _query(est, X):
-    for method in ("predict", "transform", "kneighbors"):
-        if hasattr(est, method):
-            return getattr(est, method)(X)
-    raise AssertionError("no query method")
+    return query_points(est, X)
 
 
 def _sklearn_outcome(fit_X, query_X):

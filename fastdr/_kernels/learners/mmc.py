@@ -14,22 +14,22 @@ from ..twins import serial_twin
 
 
 @njit(cache=True)
-def _gather_differences(X, a, b, start, stop, squared, out):
-    """Rows ``v_k`` (or ``v_k ** 2`` elementwise) for pairs start..stop into ``out``. O(n d)."""
+def _gather_differences(X, a, b, start, stop, out):
+    """Rows ``v_k`` for pairs start..stop into ``out``. O(n d)."""
     d = X.shape[1]
     for t in range(stop - start):
         k = start + t
         for f in range(d):
             diff = X[a[k], f] - X[b[k], f]
-            out[t, f] = diff * diff if squared else diff
+            out[t, f] = diff
 
 
 @njit(cache=True)
-def _outer_chunk(X, a, b, weights, squared, start, stop, out):
-    """``out = sum_{start <= k < stop} weights[k] u_k u_k^T`` by one BLAS product."""
+def _outer_chunk(X, a, b, weights, start, stop, out):
+    """``out = sum_{start <= k < stop} weights[k] v_k v_k^T`` by one BLAS product."""
     d = X.shape[1]
     diffs = np.empty((stop - start, d))
-    _gather_differences(X, a, b, start, stop, squared, diffs)
+    _gather_differences(X, a, b, start, stop, diffs)
     scaled = np.empty((stop - start, d))
     for t in range(stop - start):
         for f in range(d):
@@ -47,11 +47,11 @@ def _merge_outer(partial):
 
 
 @njit(cache=True, parallel=True)
-def pair_outer_sum(X, a, b, weights, squared):
-    """``sum_k weights[k] u_k u_k^T`` with ``u_k = v_k`` (or ``v_k ** 2`` when ``squared``).
+def pair_outer_sum(X, a, b, weights):
+    """``sum_k weights[k] v_k v_k^T``.
 
-    The must-link scatter, the gradient of the cannot-link distance sum and the diagonal
-    solver's Hessian are all this sum. Time O(n d^2), memory O(n_chunks d^2 + chunk d).
+    The must-link scatter and the gradient of the cannot-link distance sum are both this
+    sum. Time O(n d^2), memory O(n_chunks d^2 + chunk d).
     :func:`pair_outer_sum_serial` is the same sum, bit for bit, without a parallel launch.
 
     Returns
@@ -62,8 +62,7 @@ def pair_outer_sum(X, a, b, weights, squared):
     n_chunks = (n + _CHUNK - 1) // _CHUNK
     partial = np.zeros((n_chunks, X.shape[1], X.shape[1]))
     for c in prange(n_chunks):
-        _outer_chunk(X, a, b, weights, squared, c * _CHUNK, min(n, (c + 1) * _CHUNK),
-                     partial[c])
+        _outer_chunk(X, a, b, weights, c * _CHUNK, min(n, (c + 1) * _CHUNK), partial[c])
     return _merge_outer(partial)
 
 
@@ -75,7 +74,7 @@ def _quadratic_chunk(X, a, b, M, start, stop, out):
     """``out[k] = v_k^T M v_k`` for pairs start..stop, by one BLAS product."""
     d = X.shape[1]
     diffs = np.empty((stop - start, d))
-    _gather_differences(X, a, b, start, stop, False, diffs)
+    _gather_differences(X, a, b, start, stop, diffs)
     mapped = np.dot(diffs, M)
     for t in range(stop - start):
         acc = 0.0
