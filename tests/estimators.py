@@ -28,6 +28,7 @@ PARAMS = {
     "Covariance": {},
     "LFDA": {"n_components": 2, "k": 3},
     "LMNN": {"n_components": 2, "n_neighbors": 2, "max_iter": 20, "random_state": 0},
+    "NCA": {"n_components": 2, "max_iter": 10, "random_state": 0},
     "RCA": {},  # fitted on chunklet labels: see fit_estimator
     "RCA_Supervised": {"n_chunks": 6, "chunk_size": 3, "random_state": 0},
     "MLKR": {"n_components": 2, "max_iter": 5, "random_state": 0},

@@ -1,10 +1,10 @@
 """Metric learning: metric-learn's learners and interface on fastdr's kernels.
 
-Fixed Mahalanobis metrics, the Covariance baseline, NCA, LMNN, MMC from must-link /
-cannot-link pairs, ITML, LFDA, RCA from chunklets, and MLKR for regression. Every learner exposes
-``components_`` (L, with ``M = L^T L``), ``get_mahalanobis_matrix()``, ``get_metric()``,
-``pair_distance`` and ``pair_score``, and plugs into fastdr's neighbours as
-``metric=learner``.
+Fixed Mahalanobis metrics, the Covariance baseline, NCA (scikit-learn's and metric-learn's),
+LMNN, MMC from must-link / cannot-link pairs, ITML, LFDA, RCA from chunklets, and MLKR for
+regression. Every learner exposes ``components_`` (L, with ``M = L^T L``),
+``get_mahalanobis_matrix()``, ``get_metric()``, ``pair_distance`` and ``pair_score``, and
+plugs into fastdr's neighbours as ``metric=learner``.
 """
 
 from ._covariance import Covariance
@@ -15,6 +15,7 @@ from ._mahalanobis import Mahalanobis
 from ._mlkr import MLKR
 from ._mmc import MMC, MMC_Supervised
 from ._nca import NeighborhoodComponentsAnalysis
+from ._nca_metric_learn import NCA
 from ._rca import RCA, RCA_Supervised
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "MMC",
     "MMC_Supervised",
     "Mahalanobis",
+    "NCA",
     "NeighborhoodComponentsAnalysis",
     "RCA",
     "RCA_Supervised",

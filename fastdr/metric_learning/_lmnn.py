@@ -9,7 +9,6 @@ never m x m nor m x k x d.
 """
 
 import sys
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,13 +19,12 @@ from .._validation.params import (
     Interval,
     StrOptions,
     check_n_components,
-    check_random_state,
     validate_params,
 )
 from ..neighbors._search import knn_brute
-from ._base import DEPRECATED, MahalanobisMixin, check_labelled_data
+from ._base import DEPRECATED, MahalanobisMixin, check_labelled_data, renamed
 from ._lmnn_loss import LMNNLoss
-from ._nca_init import check_init_array, lda_start, pca_start, resolve_init, timed_start
+from ._nca_init import metric_learn_start
 from ._tuples import fit_points
 
 
@@ -172,11 +170,7 @@ n_features), default="auto"
         self
         """
         validate_params(self)
-        k = self.n_neighbors
-        if not (isinstance(self.k, str) and self.k == "deprecated"):
-            warnings.warn('"k" was renamed "n_neighbors" (metric-learn 0.6.3); pass '
-                          "n_neighbors.", FutureWarning, stacklevel=2)
-            k = self.k
+        k = renamed(self, "k", "n_neighbors")
         X, _, codes = check_labelled_data(fit_points(self, X), y, "LMNN",
                                           needs=" (impostors are points of other classes)")
         m, d = X.shape
@@ -191,7 +185,7 @@ n_features), default="auto"
         r = check_n_components(self.n_components, d, estimator="LMNN", limit="n_features")
         r = d if r is None else r
         X = np.asarray(X, dtype=np.float64)
-        L = self._start(X, codes, r)
+        L = metric_learn_start(self.init, X, codes, r, self.random_state, self.verbose)
         # the loss depends only on differences of points: centring costs nothing and keeps
         # the Laplacian form of the gradient free of cancellation
         X = np.ascontiguousarray(X - X.mean(axis=0))
@@ -243,32 +237,3 @@ n_features), default="auto"
         self.labels_ = np.arange(int(codes.max()) + 1)
         self.n_features_in_ = d
         return self
-
-    def _start(self, X, codes, r):
-        m, d = X.shape
-        if isinstance(self.init, np.ndarray):
-            # metric-learn compares the rows with n_components resolved (None: n_features)
-            return check_init_array(self.init, d, r)
-        init = resolve_init(self.init, r, m, d, int(codes.max()) + 1)
-        if init == "identity":
-            return np.eye(r, d)
-        if init == "random":
-            rng = check_random_state(self.random_state)
-            return np.asarray(rng.standard_normal((r, d)), dtype=np.float64)
-        if init == "pca":
-            return timed_start("pca", lambda: pca_start(X, r, self.random_state), self.verbose)
-        n_classes = int(codes.max()) + 1
-        if r > min(d, n_classes - 1):
-            # a zero row of L never moves (the gradient is L times a d x d matrix)
-            raise ValueError(
-                f"init='lda' gives at most min(n_features, n_classes - 1) = "
-                f"{min(d, n_classes - 1)} components, and n_components={r}: lower "
-                f"n_components or pass init='pca' or 'auto'.")
-        L = timed_start("lda", lambda: lda_start(X, codes, r), self.verbose)
-        if L.shape[0] < r:  # the class means span fewer directions: no LDA start
-            if self.init == "lda":
-                raise ValueError(
-                    f"init='lda': the class means span {L.shape[0]} directions, fewer than "
-                    f"n_components={r}; lower n_components or pass init='pca'.")
-            return pca_start(X, r, self.random_state)
-        return L

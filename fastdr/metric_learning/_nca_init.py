@@ -1,4 +1,5 @@
-"""Starting maps of NCA: scikit-learn's ``init`` rule, its PCA start and its LDA start."""
+"""Starting maps of NCA and LMNN: scikit-learn's ``init`` rule, its PCA and LDA starts, and
+metric-learn's rules over them."""
 
 import sys
 import time
@@ -6,6 +7,7 @@ import time
 import numpy as np
 
 from .._validation.arrays import check_array
+from .._validation.params import check_random_state
 
 
 def check_init_array(init, n_features, n_components):
@@ -132,3 +134,54 @@ def lda_start(X, codes, r, tol=1e-4):
     rank = int(np.sum(S > tol * S[0]))
     scalings = whitening @ Vt.T[:, :rank]
     return np.ascontiguousarray(scalings.T[:r], dtype=np.float64)
+
+
+def metric_learn_start(init, X, codes, r, random_state, verbose):
+    """The starting map of metric-learn's LMNN and NCA, by metric-learn's rules.
+
+    Parameters
+    ----------
+    init : {"auto", "pca", "lda", "identity", "random"} or ndarray of shape (r, d)
+    X : ndarray of shape (m, d)
+    codes : ndarray of int64
+        Class codes 0 .. n_classes - 1.
+    r : int
+        The resolved n_components.
+    random_state : int, RandomState instance or None
+        Seeds "random" (``randn``) and the "pca" start's solver.
+    verbose : bool or int
+        Print scikit-learn's ``Finding ... done in`` line for "pca" and "lda".
+
+    Returns
+    -------
+    ndarray of shape (r, d)
+    """
+    m, d = X.shape
+    if isinstance(init, np.ndarray):
+        # metric-learn compares the rows with n_components resolved (None: n_features)
+        return check_init_array(init, d, r)
+    n_classes = int(codes.max()) + 1
+    kind = resolve_init(init, r, m, d, n_classes)
+    if kind == "identity":
+        return np.eye(r, d)
+    if kind == "random":
+        rng = check_random_state(random_state)
+        return np.asarray(rng.standard_normal((r, d)), dtype=np.float64)
+    if kind == "pca":
+        return timed_start("pca", lambda: pca_start(X, r, random_state), verbose)
+    if r > min(d, n_classes - 1):
+        # a zero row of L never moves (the gradient is L times a d x d matrix)
+        raise ValueError(
+            f"init='lda' gives at most min(n_features, n_classes - 1) = "
+            f"{min(d, n_classes - 1)} components, and n_components={r}: lower "
+            f"n_components or pass init='pca' or 'auto'.")
+    # metric-learn 0.7 runs on scikit-learn before 1.8, whose LDA scalings_ are today's times
+    # sqrt((m - n_classes) / m): its LDA start is that one
+    L = timed_start("lda", lambda: lda_start(X, codes, r), verbose) * np.sqrt((m - n_classes) / m)
+    if L.shape[0] < r:  # the class means span fewer directions: no LDA start
+        if init == "lda":
+            raise ValueError(
+                f"init='lda': the class means span {L.shape[0]} directions, fewer than "
+                f"n_components={r}; lower n_components or pass init='pca'.")
+        return pca_start(X, r, random_state)
+    return L

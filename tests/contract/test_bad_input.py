@@ -19,13 +19,13 @@ from ..estimators import (
 NAMES = [name for name, _ in x_estimators()]  # pair learners: tests/estimators.py
 SUPERVISED = {"KNeighborsClassifier", "KNeighborsRegressor", "LinearDiscriminantAnalysis",
               "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised", "MLKR",
-              "ITML_Supervised", "LMNN"}
+              "ITML_Supervised", "LMNN", "NCA"}
 # learn nothing from X: a fixed metric fits any sample count, on its own feature count only
 FIXED_METRICS = {"Mahalanobis"}
 FROM_DATA = [name for name in NAMES if name not in FIXED_METRICS]
 CLASS_BASED = {"KNeighborsClassifier", "LinearDiscriminantAnalysis",
                "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised",
-               "ITML_Supervised", "LMNN"}
+               "ITML_Supervised", "LMNN", "NCA"}
 
 
 def _fit(est, X, y):
@@ -115,6 +115,7 @@ SINGLE_FEATURE_ERRORS = {
                       "n_features = 1 components on this input."),
     "LMNN": re.escape("n_components=2 is larger than allowed: LMNN can return at most "
                       "n_features = 1 components on this input."),
+    "NCA": re.escape("Invalid n_components, must be in [1, 1]; got n_components=2."),
     # scikit-learn's LLE refuses n_components > n_features too (issue 15 parity)
     "LocallyLinearEmbedding": re.escape("output dimension must be less than or equal to "
                                         "input dimension: n_components=2, but X has 1 "

@@ -28,6 +28,7 @@ TRANSFORMERS = {
     "Covariance": None,
     "LFDA": None,
     "LMNN": None,
+    "NCA": None,
     "RCA": None,
     "RCA_Supervised": None,
     "MLKR": None,
