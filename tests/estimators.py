@@ -34,6 +34,9 @@ PARAMS = {
     "MLKR": {"n_components": 2, "max_iter": 5, "random_state": 0},
     "ITML_Supervised": {"max_iter": 20, "random_state": 0},
     "ITML": {"max_iter": 20, "random_state": 0},  # fitted on labelled pairs: see fit_estimator
+    # the inverse covariance as prior, the pairs lightly: the setting of metric-learn's example
+    "SDML_Supervised": {"prior": "covariance", "balance_param": 1e-5, "random_state": 0},
+    "SDML": {"prior": "covariance", "balance_param": 1e-5},  # labelled pairs: fit_estimator
 }
 
 # estimators whose fit does not take scikit-learn's (X, y): scikit-learn's estimator checks
@@ -43,13 +46,15 @@ NOT_SKLEARN_CHECKABLE = {
     "Mahalanobis": "a fixed metric: its feature count is set by its parameters, not by X",
     "RCA": "fit takes chunklet labels (ints, -1 for none), not class labels of any type",
     "ITML": "fit takes labelled pairs (n_pairs, 2, n_features), not (X, y)",
+    "SDML": "fit takes labelled pairs (n_pairs, 2, n_features), not (X, y)",
 }
 
 
 # learners whose fit takes labelled pairs and nothing of shape (n_samples, n_features): the
 # X-based catalogues (bad input, feature names) do not apply to their fit; their input checks
 # are tested in their own files
-PAIR_LEARNERS = {"ITML": "tests/metric_learning/test_itml.py"}
+PAIR_LEARNERS = {"ITML": "tests/metric_learning/test_itml.py",
+                 "SDML": "tests/metric_learning/test_sdml.py"}
 
 
 def x_estimators():
@@ -122,7 +127,7 @@ def fit_estimator(est, X, y):
         return est.fit(X, must_link=must, cannot_link=cannot)
     if name == "Mahalanobis":
         return est.fit(X)
-    if name == "ITML":
+    if name in ("ITML", "SDML"):
         must, cannot = pairs_from_labels(y)
         index = np.concatenate([must, cannot])
         pairs = np.stack([np.asarray(X)[index[:, 0]], np.asarray(X)[index[:, 1]]], axis=1)

@@ -149,6 +149,20 @@ def draw_class_pairs(codes, n_pairs, rng):
     return must_link, cannot_link
 
 
+def draw_labelled_pairs(codes, n_pairs, rng):
+    """``n_pairs`` must-link and as many cannot-link pairs drawn from class codes, rows with
+    code -1 (unlabelled) never drawn.
+
+    Returns
+    -------
+    must_link, cannot_link : ndarray of shape (n_pairs, 2), int64
+        Row indices.
+    """
+    labelled = np.flatnonzero(codes >= 0)
+    must, cannot = draw_class_pairs(codes[labelled], n_pairs, rng)
+    return labelled[np.column_stack(must)], labelled[np.column_stack(cannot)]
+
+
 def supervised_codes(y, n_samples, learner, kind):
     """Class codes of a ``*_Supervised`` learner's labels, checked: one label per row, at
     least two labelled classes (a negative numeric label means unlabelled, as in

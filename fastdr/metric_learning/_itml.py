@@ -18,7 +18,7 @@ from .._validation.params import (
     validate_params,
 )
 from ._base import DEPRECATED, MahalanobisMixin, components_from_metric, renamed
-from ._constraints import check_pair_labels, draw_class_pairs, supervised_codes
+from ._constraints import check_pair_labels, draw_labelled_pairs, supervised_codes
 from ._covariance import data_covariance
 from ._pairs_classifier import PairsClassifierMixin
 from ._tuples import check_spread, fit_points, form_pairs, resolve_preprocessor
@@ -340,10 +340,7 @@ class ITML_Supervised(_BaseITML):
         classes, codes = supervised_codes(y, X.shape[0], "ITML_Supervised", "dissimilar")
         rng = check_random_state(self.random_state)
         n_pairs = n_constraints or 20 * classes.shape[0] ** 2
-        labelled = np.flatnonzero(codes >= 0)
-        must, cannot = draw_class_pairs(codes[labelled], n_pairs, rng)
-        self.must_link_ = labelled[np.column_stack(must)]
-        self.cannot_link_ = labelled[np.column_stack(cannot)]
+        self.must_link_, self.cannot_link_ = draw_labelled_pairs(codes, n_pairs, rng)
         index = np.concatenate([self.must_link_, self.cannot_link_])
         pairs = np.stack([X[index[:, 0]], X[index[:, 1]]], axis=1)
         labels = np.concatenate([np.ones(n_pairs), -np.ones(n_pairs)])

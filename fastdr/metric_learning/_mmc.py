@@ -26,7 +26,7 @@ from ._base import (
 )
 from ._constraints import (
     check_index_pairs,
-    draw_class_pairs,
+    draw_labelled_pairs,
     labelled_pairs_to_indices,
     supervised_codes,
 )
@@ -445,11 +445,8 @@ default="identity"
         classes, codes = supervised_codes(y, X.shape[0], "MMC_Supervised", "cannot-link")
         rng = check_random_state(self.random_state)
         n_pairs = n_pairs or 20 * classes.shape[0] ** 2
-        labelled = np.flatnonzero(codes >= 0)
-        must, cannot = draw_class_pairs(codes[labelled], n_pairs, rng)
-        must = labelled[must[0]], labelled[must[1]]
-        cannot = labelled[cannot[0]], labelled[cannot[1]]
         self.classes_ = classes
-        self.must_link_ = np.column_stack(must)
-        self.cannot_link_ = np.column_stack(cannot)
+        self.must_link_, self.cannot_link_ = draw_labelled_pairs(codes, n_pairs, rng)
+        must = tuple(np.ascontiguousarray(c) for c in self.must_link_.T)
+        cannot = tuple(np.ascontiguousarray(c) for c in self.cannot_link_.T)
         return self._fit_pairs(X, must, cannot, rng)

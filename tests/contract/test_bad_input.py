@@ -19,13 +19,13 @@ from ..estimators import (
 NAMES = [name for name, _ in x_estimators()]  # pair learners: tests/estimators.py
 SUPERVISED = {"KNeighborsClassifier", "KNeighborsRegressor", "LinearDiscriminantAnalysis",
               "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised", "MLKR",
-              "ITML_Supervised", "LMNN", "NCA"}
+              "ITML_Supervised", "LMNN", "NCA", "SDML_Supervised"}
 # learn nothing from X: a fixed metric fits any sample count, on its own feature count only
 FIXED_METRICS = {"Mahalanobis"}
 FROM_DATA = [name for name in NAMES if name not in FIXED_METRICS]
 CLASS_BASED = {"KNeighborsClassifier", "LinearDiscriminantAnalysis",
                "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised",
-               "ITML_Supervised", "LMNN", "NCA"}
+               "ITML_Supervised", "LMNN", "NCA", "SDML_Supervised"}
 
 
 def _fit(est, X, y):
@@ -116,6 +116,8 @@ SINGLE_FEATURE_ERRORS = {
     "LMNN": re.escape("n_components=2 is larger than allowed: LMNN can return at most "
                       "n_features = 1 components on this input."),
     "NCA": re.escape("Invalid n_components, must be in [1, 1]; got n_components=2."),
+    "SDML_Supervised": re.escape("Cannot fit SDML with 1 feature(s): the graphical lasso needs "
+                                 "two or more."),
     # scikit-learn's LLE refuses n_components > n_features too (issue 15 parity)
     "LocallyLinearEmbedding": re.escape("output dimension must be less than or equal to "
                                         "input dimension: n_components=2, but X has 1 "
@@ -179,6 +181,8 @@ def test_int_bool_float16_inputs_are_converted(name):
     # RCA: 6 random chunklets of 3 bool rows can leave one of the 7 varying directions
     # without within-chunklet spread (a true rank error); 10 cover them
     extra = {"n_chunks": 10} if name == "RCA_Supervised" else {}
+    if name == "SDML_Supervised":  # column 0 is constant: the covariance prior has no inverse
+        extra = {"prior": "identity"}
     out = fit_output(make_estimator(name, **extra), Xb, yb)
     assert np.isfinite(np.asarray(out, dtype=float)).all()
 
@@ -265,6 +269,11 @@ def test_huge_and_tiny_magnitudes(name, scale):
         # Davis et al.'s form), so the problem is not scale-free: named, not NaN
         with pytest.raises(ValueError, match="ITML's .*(float64 range|positive definite).*"
                                              "StandardScaler"):
+            fit_output(make_estimator(name), X * scale, y)
+        return
+    if name == "SDML_Supervised" and scale > 1:
+        # the graphical lasso's input holds squared distances: 1e300 overflows it
+        with pytest.raises(ValueError, match="SDML's graphical lasso failed.*StandardScaler"):
             fit_output(make_estimator(name), X * scale, y)
         return
     out = fit_output(make_estimator(name), X * scale, y)

@@ -29,6 +29,8 @@ TRANSFORMERS = {
     "LFDA": None,
     "LMNN": None,
     "NCA": None,
+    "SDML": None,
+    "SDML_Supervised": None,
     "RCA": None,
     "RCA_Supervised": None,
     "MLKR": None,

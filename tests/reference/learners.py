@@ -1,4 +1,4 @@
-"""Naive references: NCA, MMC, LFDA, MLKR and ITML, written from their definitions."""
+"""Naive references: NCA, MMC, LFDA, MLKR, ITML, LMNN and SDML, written from their definitions."""
 
 import numpy as np
 
@@ -200,3 +200,13 @@ def lmnn_fit(X, y, targets, L, reg, learn_rate, min_iter, max_iter, tol):
         if it > min_iter and abs(delta) < tol:
             break
     return L, it
+
+
+def sdml_lasso_input(pairs, y, prior_inverse, balance):
+    """SDML's graphical-lasso input, one pair at a time: ``P0^{-1} + balance sum_k y_k v_k
+    v_k^T`` (Qi et al., 2009, as metric-learn forms it)."""
+    S = np.array(prior_inverse, dtype=np.float64)
+    for (a, b), label in zip(pairs, y, strict=True):
+        v = a - b
+        S += balance * label * np.outer(v, v)
+    return S
