@@ -245,9 +245,9 @@ def fit_diagonal(X, must_link, cannot_link, w0, *, max_iter, tol, report, weight
     tiny = np.finfo(np.float64).tiny
 
     def on_best_scale(w):
-        # h(t w) = t s.w - c log g(w) - (c / 2) log t (g is homogeneous of degree 1/2), least
-        # at t = c / (2 s.w): the start is moved there, so that h is O(1) and the variables
-        # below (w over that scale) are too
+        # h(t w) = t s_sum.w - c log g(w) - (c / 2) log t (g is homogeneous of degree 1/2),
+        # least at t = c / (2 s_sum.w): the start is moved there, so that h is O(1) and the
+        # variables below (w over that scale) are too
         total = float(s_sum @ w)
         return w * (weight / (2.0 * total)) if total > 0 else w
 
