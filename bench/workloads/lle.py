@@ -42,8 +42,7 @@ def _method_workload(method):
         truth_agreement=_vs_whitened_truth(0.05),
         grids={
             "smoke": Grid((300, 3), (200, 300), 3, (3, 10), 300, memory_m=(300,)),
-            "quick": Grid((5000, 3), (1250, 2500, 5000), 3, (3, 10, 30), 2500,
-                          memory_m=(5000,)),
+            "quick": Grid((5000, 3), (1250, 2500), 3, (3, 10), 1250, memory_m=(2500,)),
             "full": Grid((5000, 3), (5000, 25000, 100000), 3, (3, 10, 50), 5000,
                          memory_m=(5000, 100000), extra=((100000, 3),)),
         },

@@ -153,7 +153,7 @@ WORKLOADS = (
         truth_agreement=_mmc_truth,
         grids={
             "smoke": Grid((200, 16), (100, 200), 16, (8, 16), 200),
-            "quick": Grid((1797, 64), (500, 1000, 2000), 16, (8, 16, 32), 1000,
+            "quick": Grid((1797, 64), (250, 500, 1000), 16, (8, 16, 32), 500,
                           headline_kind="digits"),
             "full": Grid((1797, 64), (1000, 2000, 5000, 10000), 64, (16, 32, 64, 128), 2000,
                          headline_kind="digits"),
@@ -176,7 +176,7 @@ WORKLOADS = (
         truth_agreement=_lmnn_truth,
         grids={
             "smoke": Grid((200, 16), (100, 200), 16, (8, 16), 200),
-            "quick": Grid((1797, 64), (500, 1000, 2000), 16, (8, 16, 32), 1000,
+            "quick": Grid((1797, 64), (250, 500, 1000), 16, (8, 16, 32), 500,
                           headline_kind="digits"),
             "full": Grid((1797, 64), (1000, 2000, 5000, 10000), 64, (16, 32, 64, 128), 2000,
                          headline_kind="digits"),
