@@ -81,7 +81,7 @@ def pca_start(X, r, random_state):
     return np.ascontiguousarray(pca.components_, dtype=np.float64)
 
 
-def lda_start(X, codes, r, tol=1e-4):
+def lda_start(X, codes, r, tol=1e-4, fallback=True):
     """The first r discriminant directions, scaled as scikit-learn's ``solver="svd"`` scales
     ``LinearDiscriminantAnalysis.scalings_`` (its default, which its NCA uses).
 
@@ -101,10 +101,12 @@ def lda_start(X, codes, r, tol=1e-4):
         Rows wanted (at most k - 1 are returned).
     tol : float
         scikit-learn's LDA rank threshold.
+    fallback : bool
+        Where there is no LDA start, return the PCA start (True) or None.
 
     Returns
     -------
-    ndarray of shape (min(r, rank), d)
+    ndarray of shape (min(r, rank), d), or None
 
     Notes
     -----
@@ -122,7 +124,7 @@ def lda_start(X, codes, r, tol=1e-4):
     _, S, Vt = np.linalg.svd(deviations / std / np.sqrt(m), full_matrices=False)
     rank = int(np.sum(S > tol))
     if rank == 0:
-        return pca_start(X, r, None)
+        return pca_start(X, r, None) if fallback else None
     whitening = (Vt[:rank] / std).T / S[:rank]
     priors = counts / m
     centre = priors @ means
@@ -130,7 +132,7 @@ def lda_start(X, codes, r, tol=1e-4):
     _, S, Vt = np.linalg.svd((weights[:, None] * (means - centre)) @ whitening,
                              full_matrices=False)
     if S[0] == 0:
-        return pca_start(X, r, None)
+        return pca_start(X, r, None) if fallback else None
     rank = int(np.sum(S > tol * S[0]))
     scalings = whitening @ Vt.T[:, :rank]
     return np.ascontiguousarray(scalings.T[:r], dtype=np.float64)
@@ -175,9 +177,12 @@ def metric_learn_start(init, X, codes, r, random_state, verbose):
             f"init='lda' gives at most min(n_features, n_classes - 1) = "
             f"{min(d, n_classes - 1)} components, and n_components={r}: lower "
             f"n_components or pass init='pca' or 'auto'.")
+    L = timed_start("lda", lambda: lda_start(X, codes, r, fallback=False), verbose)
+    if L is None:  # no spread within the classes, or the class means coincide
+        return pca_start(X, r, random_state)
     # metric-learn 0.7 runs on scikit-learn before 1.8, whose LDA scalings_ are today's times
     # sqrt((m - n_classes) / m): its LDA start is that one
-    L = timed_start("lda", lambda: lda_start(X, codes, r), verbose) * np.sqrt((m - n_classes) / m)
+    L = L * np.sqrt((m - n_classes) / m)
     if L.shape[0] < r:  # the class means span fewer directions: no LDA start
         if init == "lda":
             raise ValueError(

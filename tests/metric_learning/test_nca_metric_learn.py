@@ -9,6 +9,7 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.preprocessing import StandardScaler
 
 from fastdr.metric_learning import NCA
+from fastdr.metric_learning._nca_init import metric_learn_start, pca_start
 
 # metric_learn.NCA(**params).fit(X, y): (n_iter_, components_), metric-learn 0.7.0 with
 # scikit-learn 1.7.2
@@ -108,3 +109,11 @@ def test_bad_n_components_is_metric_learns_error():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match=r"Invalid n_components, must be in \[1, 4\]"):
         NCA(n_components=5).fit(X, y)
+
+
+def test_lda_start_without_lda_is_the_seeded_pca_start():
+    # two classes with the same mean: no discriminant direction, so PCA's, unscaled
+    Z = np.random.default_rng(0).standard_normal((40, 3))
+    X, codes = np.vstack([Z, Z]), np.repeat(np.arange(2), 40)
+    np.testing.assert_allclose(metric_learn_start("lda", X, codes, 1, 7, False),
+                               pca_start(X, 1, 7))
