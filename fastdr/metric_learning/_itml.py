@@ -18,9 +18,14 @@ from .._validation.params import (
     validate_params,
 )
 from ._base import DEPRECATED, MahalanobisMixin, components_from_metric, renamed
-from ._constraints import check_pair_labels, draw_labelled_pairs, supervised_codes
+from ._constraints import (
+    check_pair_labels,
+    default_pair_count,
+    draw_labelled_pairs,
+    supervised_codes,
+)
 from ._covariance import data_covariance
-from ._pairs_classifier import PairsClassifierMixin
+from ._pairs_classifier import PairsClassifierMixin, check_calibration_params
 from ._tuples import check_spread, fit_points, form_pairs, resolve_preprocessor
 
 #: above this many distinct points, the default bounds come from a sample of this many
@@ -244,11 +249,13 @@ default="identity"
         self
         """
         validate_params(self)
+        calibration = check_calibration_params(calibration_params)
+        self.__dict__.pop("threshold_", None)  # a failed refit must not keep the old one
         self.preprocessor_ = resolve_preprocessor(self.preprocessor)
         formed = form_pairs(self.preprocessor_, pairs)
         labels = check_pair_labels(y, formed.shape[0])
         self._fit_pairs(formed, labels, bounds, check_random_state(self.random_state))
-        self.calibrate_threshold(formed, labels, **(calibration_params or {}))
+        self.calibrate_threshold(formed, labels, **calibration)
         return self
 
 

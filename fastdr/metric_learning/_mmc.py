@@ -31,7 +31,7 @@ from ._constraints import (
     supervised_codes,
 )
 from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, kernel_threads, run_kernel
-from ._pairs_classifier import PairsClassifierMixin
+from ._pairs_classifier import PairsClassifierMixin, check_calibration_params
 from ._tuples import fit_points, form_pairs, form_points, input_ndim, resolve_preprocessor
 
 INITS = ("identity", "covariance", "random")
@@ -307,6 +307,9 @@ default=None
         self
         """
         self._check_params()
+        tol = renamed(self, "convergence_threshold", "tol")
+        calibration = check_calibration_params(calibration_params)
+        self.__dict__.pop("threshold_", None)  # a failed refit must not keep the old one
         self.preprocessor_ = resolve_preprocessor(self.preprocessor)
         if must_link is None and cannot_link is None:
             if input_ndim(pairs) == 2 and self.preprocessor_ is None:
@@ -346,8 +349,7 @@ default=None
         first = np.concatenate([must[0], cannot[0]])
         second = np.concatenate([must[1], cannot[1]])
         labels = np.concatenate([np.ones(must[0].shape[0]), -np.ones(cannot[0].shape[0])])
-        self.calibrate_threshold(np.stack([X[first], X[second]], axis=1), labels,
-                                 **(calibration_params or {}))
+        self.calibrate_threshold(np.stack([X[first], X[second]], axis=1), labels, **calibration)
         return self
 
 

@@ -148,6 +148,20 @@ class PairsClassifierMixin:
         return self
 
 
+def check_calibration_params(params):
+    """A fit's ``calibration_params``, checked before the fit (a dict, or None for the
+    defaults); returns the dict to pass to ``calibrate_threshold``."""
+    params = dict(params or {})
+    unknown = sorted(set(params) - {"strategy", "min_rate", "beta"})
+    if unknown:
+        # metric-learn's error class: its check takes the dict as keyword arguments
+        raise TypeError(f"Unknown calibration parameters {unknown}; calibrate_threshold takes "
+                        "strategy, min_rate and beta.")
+    _check_calibration(params.get("strategy", "accuracy"), params.get("min_rate"),
+                       params.get("beta", 1.0))
+    return params
+
+
 def _check_calibration(strategy, min_rate, beta):
     if strategy not in STRATEGIES:
         raise ValueError(f"Strategy can either be 'accuracy', 'f_beta', 'max_tpr' or "

@@ -168,3 +168,25 @@ def test_bad_pair_labels(rng):
         MMC().fit(pairs)
     with pytest.raises(ValueError, match=r"pairs must have shape \(n_pairs, 2, n_features\)"):
         MMC().fit(np.zeros((4, 3, 2)), [1, 1, -1, -1])
+
+
+def test_calibration_params_are_checked_before_the_fit(rng):
+    X, y = _data(rng)
+    index, labels = _labelled_pairs(X, y, rng)
+    pairs = np.stack([X[index[:, 0]], X[index[:, 1]]], axis=1)
+    mmc = MMC().fit(pairs, labels)
+    before = mmc.threshold_, mmc.components_
+    with pytest.raises(ValueError, match="Strategy can either be"):
+        mmc.fit(pairs[:40], labels[:40], calibration_params={"strategy": "best"})
+    assert (mmc.threshold_, mmc.components_) == before  # refused before anything changed
+    with pytest.raises(TypeError, match="Unknown calibration parameters"):
+        MMC().fit(pairs, labels, calibration_params={"strategi": "accuracy"})
+
+
+def test_a_start_that_separates_no_pair_is_named(rng):
+    X, y = _data(rng)
+    index, labels = _labelled_pairs(X, y, rng)
+    n = labels.size // 2
+    with pytest.raises(ValueError, match="gives every cannot-link pair distance 0"):
+        MMC(diagonal=True, init=np.zeros((4, 4))).fit(X, must_link=index[:n],
+                                                       cannot_link=index[n:])
