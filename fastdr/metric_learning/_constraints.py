@@ -163,6 +163,12 @@ def draw_labelled_pairs(codes, n_pairs, rng):
     return labelled[np.column_stack(must)], labelled[np.column_stack(cannot)]
 
 
+def default_pair_count(y):
+    """metric-learn's default number of pairs of each kind: ``20 n^2``, n the distinct values
+    of y (an unlabelled value counts, as in metric-learn)."""
+    return 20 * np.unique(np.asarray(y)).size ** 2
+
+
 def supervised_codes(y, n_samples, learner, kind):
     """Class codes of a ``*_Supervised`` learner's labels, checked: one label per row, at
     least two labelled classes (a negative numeric label means unlabelled, as in

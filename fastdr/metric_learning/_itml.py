@@ -271,7 +271,8 @@ class ITML_Supervised(_BaseITML):
     tol : float, default=1e-3
         As in :class:`ITML`.
     n_constraints : int or None, default=None
-        Pairs of each kind to draw; None is ``20 n_classes^2``.
+        Pairs of each kind to draw; None is ``20 n^2``, n the distinct labels in y (an
+        unlabelled value counts, as in metric-learn).
     prior : {"identity", "covariance", "random"} or ndarray, default="identity"
         As in :class:`ITML`.
     verbose : bool, default=False
@@ -346,7 +347,7 @@ class ITML_Supervised(_BaseITML):
         X = fit_points(self, X)
         classes, codes = supervised_codes(y, X.shape[0], "ITML_Supervised", "dissimilar")
         rng = check_random_state(self.random_state)
-        n_pairs = n_constraints or 20 * classes.shape[0] ** 2
+        n_pairs = n_constraints or default_pair_count(y)
         self.must_link_, self.cannot_link_ = draw_labelled_pairs(codes, n_pairs, rng)
         index = np.concatenate([self.must_link_, self.cannot_link_])
         pairs = np.stack([X[index[:, 0]], X[index[:, 1]]], axis=1)

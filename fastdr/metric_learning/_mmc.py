@@ -26,6 +26,7 @@ from ._base import (
 )
 from ._constraints import (
     check_index_pairs,
+    default_pair_count,
     draw_labelled_pairs,
     labelled_pairs_to_indices,
     supervised_codes,
@@ -79,11 +80,11 @@ class _BaseMMC(MahalanobisMixin, BaseEstimator):
         B = rng.standard_normal((d, d))
         return B @ B.T / d + 1e-3 * np.eye(d)
 
-    def _fit_pairs(self, X, must, cannot, rng):
+    def _fit_pairs(self, X, must, cannot, rng, tol):
         with kernel_threads(self.n_jobs):
-            return self._solve(X, must, cannot, rng)
+            return self._solve(X, must, cannot, rng, tol)
 
-    def _solve(self, X, must, cannot, rng):
+    def _solve(self, X, must, cannot, rng, tol):
         X = np.ascontiguousarray(X, dtype=np.float64)
         m, d = X.shape
         if self.n_components is not None and self.n_components > d:
@@ -91,7 +92,6 @@ class _BaseMMC(MahalanobisMixin, BaseEstimator):
                 f"n_components={self.n_components} is larger than n_features={d}: the factor "
                 f"of a {d} x {d} matrix has at most {d} rows. Pass n_components <= {d}."
             )
-        tol = renamed(self, "convergence_threshold", "tol")
         A0 = self._initial_matrix(X, rng)
         name = type(self).__name__
         log = IterationLog(name, self.max_iter, self.verbose)
@@ -196,7 +196,8 @@ class MMC(PairsClassifierMixin, _BaseMMC):
     Parameters
     ----------
     max_iter : int, default=100
-        Iterations of the solver (gradient steps, or Newton steps); always bounds the run.
+        Iterations of the solver (gradient steps, or L-BFGS-B iterations); always bounds the
+        run.
     max_proj : int, default=10000
         Projections onto the PSD cone per iteration of the full solver.
     tol : float, default=1e-3
@@ -209,8 +210,8 @@ default="identity"
         symmetric positive definite matrix, or a given PSD matrix. The diagonal solver
         starts from its diagonal.
     diagonal : bool, default=False
-        Learn a diagonal M (feature weights) by Newton steps instead of a full M by
-        projected gradient ascent.
+        Learn a diagonal M (feature weights) by L-BFGS-B instead of a full M by projected
+        gradient ascent.
     diagonal_c : float, default=1.0
         Diagonal solver: the weight c of the cannot-link term in the objective it minimises,
         ``sum_S d_w^2 - c log(sum_D d_w)``. Its minimiser is c times the one for c = 1 (the
@@ -344,7 +345,7 @@ default=None
             check_distance_magnitude(X)
             must = check_index_pairs(must_link, X.shape[0], "must_link")
             cannot = check_index_pairs(cannot_link, X.shape[0], "cannot_link")
-        self._fit_pairs(X, must, cannot, check_random_state(self.random_state))
+        self._fit_pairs(X, must, cannot, check_random_state(self.random_state), tol)
         # the threshold from the training pairs, formed one kind at a time
         first = np.concatenate([must[0], cannot[0]])
         second = np.concatenate([must[1], cannot[1]])
@@ -370,7 +371,8 @@ class MMC_Supervised(_BaseMMC):
     tol : float, default=1e-6
         As in :class:`MMC` (metric-learn's default here is tighter than MMC's).
     n_constraints : int or None, default=None
-        Pairs of each kind; None means ``20 * n_classes ** 2`` (metric-learn's default).
+        Pairs of each kind; None is ``20 n^2``, n the distinct labels in y (an unlabelled
+        value counts, as in metric-learn).
     init : {"identity", "covariance", "random"} or ndarray of shape (d, d), \
 default="identity"
         As in :class:`MMC`.
@@ -442,13 +444,14 @@ default="identity"
         self
         """
         self._check_params()
+        tol = renamed(self, "convergence_threshold", "tol")
         n_pairs = renamed(self, "num_constraints", "n_constraints")
         X = fit_points(self, X)
         classes, codes = supervised_codes(y, X.shape[0], "MMC_Supervised", "cannot-link")
         rng = check_random_state(self.random_state)
-        n_pairs = n_pairs or 20 * classes.shape[0] ** 2
+        n_pairs = n_pairs or default_pair_count(y)
         self.classes_ = classes
         self.must_link_, self.cannot_link_ = draw_labelled_pairs(codes, n_pairs, rng)
         must = tuple(np.ascontiguousarray(c) for c in self.must_link_.T)
         cannot = tuple(np.ascontiguousarray(c) for c in self.cannot_link_.T)
-        return self._fit_pairs(X, must, cannot, rng)
+        return self._fit_pairs(X, must, cannot, rng, tol)

@@ -1,4 +1,4 @@
-"""The two MMC solvers of Xing et al. (2002): full M by projections, diagonal M by Newton.
+"""The two MMC solvers of Xing et al. (2002): full M by projections, diagonal M by L-BFGS-B.
 
 Both solve the equivalent scaled problem of the paper and return an M that the caller
 rescales onto the textbook constraint ``sum_{D} d_M(x_i, x_j) = 1``:
@@ -6,8 +6,8 @@ rescales onto the textbook constraint ``sum_{D} d_M(x_i, x_j) = 1``:
 * full M: maximise ``g(M) = sum_D sqrt(v^T M v)`` subject to ``f(M) = sum_S v^T M v <= t``
   and ``M`` PSD, by gradient ascent on g, each step followed by alternating projections onto
   the half-space ``f(M) <= t`` and the PSD cone (``eigh``, clip; never Cholesky);
-* diagonal M = diag(w): minimise ``h(w) = f(w) - log g(w)`` over ``w >= 0`` by Newton steps
-  (pseudo-inverse of the Hessian) with a halving line search.
+* diagonal M = diag(w): minimise the convex ``h(w) = f(w) - c log g(w)`` over ``w >= 0`` by
+  scipy's L-BFGS-B.
 
 ``f`` is linear in M, so it is the inner product with the must-link scatter
 ``S = sum_S v v^T``; ``g`` and its gradient are sums over cannot-link pairs from the numba
@@ -252,7 +252,12 @@ def fit_diagonal(X, must_link, cannot_link, w0, *, max_iter, tol, report, weight
         return w * (weight / (2.0 * total)) if total > 0 else w
 
     w = on_best_scale(np.maximum(np.asarray(w0, dtype=np.float64), 0.0))
-    scale = float(w.max()) if w.max() > 0 else 1.0
+    if not run_kernel(mmc_kernels.pair_diagonal_forms, X, cl_a, cl_b, w).max() > 0:
+        raise ValueError(
+            "The start of MMC's diagonal solver (the diagonal of init) gives every cannot-link "
+            "pair distance 0, where the objective is infinite. Pass an init with a positive "
+            "diagonal on the features that separate them, such as the identity.")
+    scale = float(w.max())
 
     def value_and_gradient(u):
         w = u * scale
@@ -276,6 +281,10 @@ def fit_diagonal(X, must_link, cannot_link, w0, *, max_iter, tol, report, weight
         value_and_gradient, w / scale, jac=True, method="L-BFGS-B",
         bounds=[(0.0, None)] * w.shape[0], callback=step,
         options={"maxiter": max_iter, "ftol": tol, "gtol": 0.0})
-    # status 1: the iteration or evaluation limit; 0 (and 2, a line search that can no
-    # longer decrease h in float64) end at the optimum found
+    if not (np.isfinite(result.fun) and np.isfinite(result.x).all()):
+        raise ValueError(
+            f"MMC's diagonal solver left the float64 range ({result.message}). Rescale X (for "
+            "example with StandardScaler), or pass another init.")
+    # status 0: converged; 2: a line search that can no longer decrease h in float64, at the
+    # optimum found; 1: the iteration or evaluation limit
     return result.x * scale, int(result.nit), result.status != 1

@@ -62,6 +62,11 @@ class _BaseSDML(MahalanobisMixin, BaseEstimator):
         prior_inverse = (vectors / values) @ vectors.T
         emp_cov = prior_inverse + float(self.balance_param) * signed_scatter(pairs, y)
         emp_cov = 0.5 * (emp_cov + emp_cov.T)
+        if not np.isfinite(emp_cov).all():
+            raise ValueError(
+                "SDML's graphical lasso input (the prior's inverse plus balance_param times "
+                "the signed scatter of the pairs) overflows float64. Lower balance_param, or "
+                "rescale X (for example with StandardScaler).")
         if np.linalg.eigvalsh(emp_cov).min() < 0:
             warnings.warn(
                 "The input matrix of the graphical lasso (the prior's inverse plus "
@@ -182,7 +187,8 @@ class SDML_Supervised(_BaseSDML):
     prior : {"identity", "covariance", "random"} or ndarray, default="identity"
         As in :class:`SDML`.
     n_constraints : int or None, default=None
-        Pairs of each kind to draw; None is ``20 n_classes^2``.
+        Pairs of each kind to draw; None is ``20 n^2``, n the distinct labels in y (an
+        unlabelled value counts, as in metric-learn).
     verbose : bool, default=False
     preprocessor : array-like, callable or None, default=None
         With a preprocessor, X may be a 1-D array of indices into it.
@@ -248,7 +254,7 @@ class SDML_Supervised(_BaseSDML):
         X = fit_points(self, X)
         classes, codes = supervised_codes(y, X.shape[0], "SDML_Supervised", "dissimilar")
         rng = check_random_state(self.random_state)
-        n_pairs = n_constraints or 20 * classes.shape[0] ** 2
+        n_pairs = n_constraints or default_pair_count(y)
         self.must_link_, self.cannot_link_ = draw_labelled_pairs(codes, n_pairs, rng)
         index = np.concatenate([self.must_link_, self.cannot_link_])
         pairs = np.stack([X[index[:, 0]], X[index[:, 1]]], axis=1)

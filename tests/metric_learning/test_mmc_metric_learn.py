@@ -129,6 +129,14 @@ def test_diagonal_c_weights_the_cannot_link_term(rng):
                             report=lambda *a: None, weight=c)[0] for c in (1.0, 3.0)}
     # h_c(w) = s.w - c log g(w), g homogeneous of degree 1/2: the minimiser scales with c
     np.testing.assert_allclose(runs[3.0], 3.0 * runs[1.0], rtol=1e-5, atol=1e-9)
+    # and it is the minimiser: KKT over w >= 0 (zero gradient where w > 0, >= 0 elsewhere)
+    s = ((X[must[0]] - X[must[1]]) ** 2).sum(0)
+    V2 = (X[cannot[0]] - X[cannot[1]]) ** 2
+    w = runs[1.0]
+    dist = np.sqrt(V2 @ w)
+    grad = s - (V2 / (2.0 * dist[:, None])).sum(0) / dist.sum()
+    used, tol = w > 1e-8 * w.max(), 1e-6 * s.max()
+    assert np.abs(grad[used]).max() < tol and grad[~used].min() > -tol
     # the learned M is rescaled onto sum_D d_M = 1, so c leaves it unchanged
     fits = [MMC(diagonal=True, diagonal_c=c, tol=1e-12, max_iter=200).fit(
         X, must_link=index[:n], cannot_link=index[n:]) for c in (1.0, 3.0)]
@@ -147,7 +155,7 @@ def test_negative_labels_are_unlabelled_in_mmc_supervised(rng):
     drawn = np.concatenate([mmc.must_link_.ravel(), mmc.cannot_link_.ravel()])
     assert drawn.min() >= 30  # rows 0..29 are unlabelled and never drawn
     np.testing.assert_array_equal(mmc.classes_, [0, 1, 2])
-    assert mmc.must_link_.shape == (20 * 3**2, 2)
+    assert mmc.must_link_.shape == (20 * 4**2, 2)  # metric-learn counts -1 as a label too
     with pytest.raises(ValueError, match="y has no labelled class"):
         MMC_Supervised().fit(X, -np.ones(X.shape[0]))
 

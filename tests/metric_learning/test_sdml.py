@@ -91,7 +91,7 @@ def test_supervised_draws_reproducible_labelled_pairs():
     y[:10] = -1  # unlabelled, as in metric-learn
     fits = [SDML_Supervised(random_state=3, **WORKING).fit(X, y) for _ in range(2)]
     np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
-    assert fits[0].must_link_.shape == (20 * 3**2, 2)
+    assert fits[0].must_link_.shape == (20 * 4**2, 2)  # metric-learn counts -1 as a label
     drawn = np.concatenate([fits[0].must_link_.ravel(), fits[0].cannot_link_.ravel()])
     assert drawn.min() >= 10
     with pytest.warns(FutureWarning, match='"num_constraints" was renamed "n_constraints"'):
@@ -113,3 +113,5 @@ def test_one_feature_and_bad_parameters_are_named():
         SDML().fit(pairs[:, :, :1], labels)
     with pytest.raises(ValueError, match="'sparsity_param' parameter of SDML must be"):
         SDML(sparsity_param=-1.0).fit(pairs, labels)
+    with pytest.raises(ValueError, match="input .* overflows float64. Lower balance_param"):
+        SDML(balance_param=1e307).fit(pairs, labels)
