@@ -149,24 +149,41 @@ def draw_class_pairs(codes, n_pairs, rng):
     return must_link, cannot_link
 
 
-def draw_labelled_pairs(codes, n_pairs, rng):
-    """``n_pairs`` must-link and as many cannot-link pairs drawn from class codes, rows with
-    code -1 (unlabelled) never drawn.
+def supervised_pairs(y, n_samples, learner, kind, n_constraints, rng):
+    """The pairs of a ``*_Supervised`` learner: y checked (:func:`supervised_codes`), then
+    ``n_constraints`` must-link and as many cannot-link pairs drawn from its classes, rows
+    with a negative label (unlabelled) never drawn.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,) or None
+    n_samples : int
+    learner, kind : str
+        As in :func:`supervised_codes`.
+    n_constraints : int or None
+        Pairs of each kind; None is metric-learn's default, ``20 n^2`` with n the distinct
+        values of y (an unlabelled value counts, as in metric-learn).
+    rng : RandomState or Generator
 
     Returns
     -------
-    must_link, cannot_link : ndarray of shape (n_pairs, 2), int64
+    classes : ndarray
+    must_link, cannot_link : ndarray of shape (n_constraints, 2), int64
         Row indices.
     """
+    classes, codes = supervised_codes(y, n_samples, learner, kind)
+    n_pairs = n_constraints or 20 * np.unique(np.asarray(y)).size ** 2
     labelled = np.flatnonzero(codes >= 0)
     must, cannot = draw_class_pairs(codes[labelled], n_pairs, rng)
-    return labelled[np.column_stack(must)], labelled[np.column_stack(cannot)]
+    return classes, labelled[np.column_stack(must)], labelled[np.column_stack(cannot)]
 
 
-def default_pair_count(y):
-    """metric-learn's default number of pairs of each kind: ``20 n^2``, n the distinct values
-    of y (an unlabelled value counts, as in metric-learn)."""
-    return 20 * np.unique(np.asarray(y)).size ** 2
+def stack_pairs(X, must_link, cannot_link):
+    """The pairs of two (n, 2) index arrays as points, ``(n_must + n_cannot, 2, d)``, with
+    their labels (+1 must-link first, then -1)."""
+    index = np.concatenate([must_link, cannot_link])
+    labels = np.concatenate([np.ones(must_link.shape[0]), -np.ones(cannot_link.shape[0])])
+    return np.stack([X[index[:, 0]], X[index[:, 1]]], axis=1), labels
 
 
 def supervised_codes(y, n_samples, learner, kind):

@@ -20,9 +20,8 @@ from .._validation.params import (
 from ._base import DEPRECATED, MahalanobisMixin, components_from_metric, renamed
 from ._constraints import (
     check_pair_labels,
-    default_pair_count,
-    draw_labelled_pairs,
-    supervised_codes,
+    stack_pairs,
+    supervised_pairs,
 )
 from ._covariance import data_covariance
 from ._pairs_classifier import PairsClassifierMixin, check_calibration_params
@@ -345,11 +344,8 @@ class ITML_Supervised(_BaseITML):
         validate_params(self)
         n_constraints = renamed(self, "num_constraints", "n_constraints")
         X = fit_points(self, X)
-        classes, codes = supervised_codes(y, X.shape[0], "ITML_Supervised", "dissimilar")
         rng = check_random_state(self.random_state)
-        n_pairs = n_constraints or default_pair_count(y)
-        self.must_link_, self.cannot_link_ = draw_labelled_pairs(codes, n_pairs, rng)
-        index = np.concatenate([self.must_link_, self.cannot_link_])
-        pairs = np.stack([X[index[:, 0]], X[index[:, 1]]], axis=1)
-        labels = np.concatenate([np.ones(n_pairs), -np.ones(n_pairs)])
+        _, self.must_link_, self.cannot_link_ = supervised_pairs(
+            y, X.shape[0], "ITML_Supervised", "dissimilar", n_constraints, rng)
+        pairs, labels = stack_pairs(X, self.must_link_, self.cannot_link_)
         return self._fit_pairs(pairs, labels, bounds, rng)

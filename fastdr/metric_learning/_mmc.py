@@ -26,10 +26,8 @@ from ._base import (
 )
 from ._constraints import (
     check_index_pairs,
-    default_pair_count,
-    draw_labelled_pairs,
     labelled_pairs_to_indices,
-    supervised_codes,
+    supervised_pairs,
 )
 from ._mmc_solvers import distance_sum, fit_diagonal, fit_full, kernel_threads, run_kernel
 from ._pairs_classifier import PairsClassifierMixin, check_calibration_params
@@ -445,13 +443,11 @@ default="identity"
         """
         self._check_params()
         tol = renamed(self, "convergence_threshold", "tol")
-        n_pairs = renamed(self, "num_constraints", "n_constraints")
+        n_constraints = renamed(self, "num_constraints", "n_constraints")
         X = fit_points(self, X)
-        classes, codes = supervised_codes(y, X.shape[0], "MMC_Supervised", "cannot-link")
         rng = check_random_state(self.random_state)
-        n_pairs = n_pairs or default_pair_count(y)
-        self.classes_ = classes
-        self.must_link_, self.cannot_link_ = draw_labelled_pairs(codes, n_pairs, rng)
+        self.classes_, self.must_link_, self.cannot_link_ = supervised_pairs(
+            y, X.shape[0], "MMC_Supervised", "cannot-link", n_constraints, rng)
         must = tuple(np.ascontiguousarray(c) for c in self.must_link_.T)
         cannot = tuple(np.ascontiguousarray(c) for c in self.cannot_link_.T)
         return self._fit_pairs(X, must, cannot, rng, tol)

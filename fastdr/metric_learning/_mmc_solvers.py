@@ -218,19 +218,10 @@ def fit_full(X, must_link, cannot_link, A0, *, max_iter, max_proj, tol, report):
     return A_old, n_iter, converged
 
 
-def diagonal_objective(s_sum, X, cl_a, cl_b, w, weight=1.0):
-    """``h(w) = s_sum . w - c log(sum_D sqrt(v^T diag(w) v))``, c the ``weight`` (+inf when
-    the sum is 0)."""
-    q = run_kernel(mmc_kernels.pair_diagonal_forms, X, cl_a, cl_b, w)
-    total = float(np.sqrt(np.maximum(q, 0.0)).sum())
-    if total <= 0:
-        return np.inf
-    return float(s_sum @ w) - weight * np.log(total)
-
-
 def fit_diagonal(X, must_link, cannot_link, w0, *, max_iter, tol, report, weight=1.0):
-    """Diagonal MMC: minimise ``h`` (:func:`diagonal_objective`, its log term weighted by
-    ``weight``) over ``w >= 0`` by L-BFGS-B; returns ``(w, n_iter, converged)``.
+    """Diagonal MMC: minimise ``h(w) = s.w - c log(sum_D sqrt(v^T diag(w) v))`` (s the
+    must-link squared differences summed, c the ``weight``) over ``w >= 0`` by L-BFGS-B;
+    returns ``(w, n_iter, converged)``.
 
     h is convex (``g`` is concave) but its optimum is often sparse, and where a pair's
     distance reaches 0 its curvature is unbounded: a Newton method with clipping stalls or
