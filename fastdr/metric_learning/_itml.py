@@ -23,8 +23,8 @@ from ._constraints import (
     stack_pairs,
     supervised_pairs,
 )
-from ._covariance import data_covariance
 from ._pairs_classifier import PairsClassifierMixin, check_calibration_params
+from ._prior import prior_metric
 from ._tuples import check_spread, fit_points, form_pairs, resolve_preprocessor
 
 #: above this many distinct points, the default bounds come from a sample of this many
@@ -57,42 +57,6 @@ def _check_bounds(bounds):
     return b
 
 
-def _prior_metric(prior, points, d, rng):
-    """The starting metric A: strictly positive definite, as ITML needs."""
-    from numpy.linalg import LinAlgError
-
-    if isinstance(prior, np.ndarray):
-        A = check_array(prior, name="prior", dtype=np.float64)
-        if A.shape != (d, d):
-            raise ValueError(f"The input dimensionality {A.shape} of the given mahalanobis "
-                             f"matrix `prior` must match the dimensionality of the given "
-                             f"inputs ({d}).")
-        if not np.allclose(A, A.T):
-            raise ValueError("`prior` is not symmetric.")
-        what = "`prior`"
-    elif prior == "identity":
-        return np.eye(d)
-    elif prior == "random":
-        from sklearn.datasets import make_spd_matrix
-
-        return make_spd_matrix(d, random_state=rng)
-    else:
-        cov = data_covariance(np.unique(points, axis=0))
-        values, vectors = np.linalg.eigh(cov)
-        if values.min() <= values.max() * d * np.finfo(np.float64).eps:
-            raise LinAlgError(
-                "Unable to get a true inverse of the covariance matrix since it is not "
-                "definite (a constant or linearly dependent feature). Try another `prior`, "
-                "or remove such features first (for example with PCA)."
-            )
-        return (vectors / values) @ vectors.T
-    values = np.linalg.eigvalsh(0.5 * (A + A.T))
-    if values.min() <= max(values.max(), 0.0) * d * np.finfo(np.float64).eps:
-        raise LinAlgError(f"You should provide a strictly positive definite matrix as "
-                          f"{what}. This one is not definite. Try another prior.")
-    return 0.5 * (A + A.T)
-
-
 class _BaseITML(MahalanobisMixin, BaseEstimator):
     _parameter_constraints = {
         "gamma": [Satisfies(lambda v: isinstance(v, Real) and not isinstance(v, bool) and v > 0,
@@ -119,7 +83,7 @@ class _BaseITML(MahalanobisMixin, BaseEstimator):
                         else np.array(_check_bounds(bounds), copy=True))
         self.bounds_[self.bounds_ == 0] = 1e-9
         d = pairs.shape[2]
-        A = np.ascontiguousarray(_prior_metric(self.prior, points, d, rng))
+        A = np.ascontiguousarray(prior_metric(self.prior, points, d, rng))
         similar = y == 1
         # identical points, or points so close that their squared distance underflows
         gap = pairs[:, 0] - pairs[:, 1]

@@ -15,8 +15,8 @@ from ._constraints import (
     stack_pairs,
     supervised_pairs,
 )
-from ._itml import _prior_metric
 from ._pairs_classifier import PairsClassifierMixin, check_calibration_params
+from ._prior import prior_metric
 from ._tuples import check_spread, fit_points, form_pairs, resolve_preprocessor
 
 
@@ -56,7 +56,7 @@ class _BaseSDML(MahalanobisMixin, BaseEstimator):
                              "two or more.")
         if self.verbose:
             print("SDML will use scikit-learn's graphical lasso solver.")
-        prior = _prior_metric(self.prior, points, d, rng)
+        prior = prior_metric(self.prior, points, d, rng)
         values, vectors = np.linalg.eigh(prior)
         prior_inverse = (vectors / values) @ vectors.T
         emp_cov = prior_inverse + float(self.balance_param) * signed_scatter(pairs, y)

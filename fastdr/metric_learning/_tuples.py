@@ -145,41 +145,53 @@ def check_spread(X, name="X"):
 
 
 def form_pairs(preprocessor, pairs, name="pairs"):
-    """Pairs as a validated (n_pairs, 2, n_features) float array.
+    """Pairs as a validated (n_pairs, 2, n_features) float array (:func:`form_tuples`)."""
+    return form_tuples(preprocessor, pairs, 2, name)
+
+
+#: what a tuple of each size is called in the messages
+TUPLE_NAMES = {2: "pair", 3: "triplet", 4: "quadruplet"}
+
+
+def form_tuples(preprocessor, tuples, size, name="pairs"):
+    """Tuples of points as a validated (n_tuples, size, n_features) float array.
 
     Parameters
     ----------
     preprocessor : None, callable or ndarray
         The learner's ``preprocessor_``.
-    pairs : array-like of shape (n_pairs, 2, n_features), or of shape (n_pairs, 2) of int
-        with a preprocessor.
+    tuples : array-like of shape (n_tuples, size, n_features), or of shape (n_tuples, size)
+        of int with a preprocessor.
+    size : {2, 3, 4}
+        Points per tuple: pairs, triplets or quadruplets.
     name : str
 
     Returns
     -------
-    ndarray of shape (n_pairs, 2, n_features)
+    ndarray of shape (n_tuples, size, n_features)
     """
-    ndim = input_ndim(pairs)
+    kind = TUPLE_NAMES[size]
+    ndim = input_ndim(tuples)
     if ndim == 2 and preprocessor is not None:
-        idx = np.asarray(pairs)
-        if idx.shape[1] != 2:
+        idx = np.asarray(tuples)
+        if idx.shape[1] != size:
             raise ValueError(
-                f"{name} must have 2 columns (one index per point of a pair); got shape "
-                f"{idx.shape}."
+                f"{name} must have {size} columns (one index per point of a {kind}); got "
+                f"shape {idx.shape}."
             )
-        first = _apply(preprocessor, idx[:, 0], name)
-        second = _apply(preprocessor, idx[:, 1], name)
-        pairs = np.stack([first, second], axis=1)
+        tuples = np.stack([_apply(preprocessor, idx[:, j], name) for j in range(size)],
+                          axis=1)
     elif ndim != 3:
         hint = ("" if preprocessor is not None else
-                ", or build the learner with a preprocessor to pass (n_pairs, 2) indices")
+                f", or build the learner with a preprocessor to pass (n_{kind}s, {size}) "
+                "indices")
         raise ValueError(
-            f"{name} must be a 3-D array of formed pairs (n_pairs, 2, n_features); got a "
-            f"{ndim}-D array. Stack each pair's two points{hint}."
+            f"{name} must be a 3-D array of formed {kind}s (n_{kind}s, {size}, n_features); "
+            f"got a {ndim}-D array. Stack each {kind}'s {size} points{hint}."
         )
-    P = check_array(pairs, name=name, ensure_2d=False)
-    if P.ndim != 3 or P.shape[1] != 2 or P.shape[2] < 1:
+    T = check_array(tuples, name=name, ensure_2d=False)
+    if T.ndim != 3 or T.shape[1] != size or T.shape[2] < 1:
         raise ValueError(
-            f"{name} must have shape (n_pairs, 2, n_features); got shape {P.shape}."
+            f"{name} must have shape (n_{kind}s, {size}, n_features); got shape {T.shape}."
         )
-    return P
+    return T
