@@ -37,6 +37,8 @@ PARAMS = {
     # the inverse covariance as prior, the pairs lightly: the setting of metric-learn's example
     "SDML_Supervised": {"prior": "covariance", "balance_param": 1e-5, "random_state": 0},
     "SDML": {"prior": "covariance", "balance_param": 1e-5},  # labelled pairs: fit_estimator
+    "LSML_Supervised": {"max_iter": 50, "random_state": 0},
+    "LSML": {"max_iter": 50},  # quadruplets: fit_estimator
 }
 
 # estimators whose fit does not take scikit-learn's (X, y): scikit-learn's estimator checks
@@ -47,14 +49,16 @@ NOT_SKLEARN_CHECKABLE = {
     "RCA": "fit takes chunklet labels (ints, -1 for none), not class labels of any type",
     "ITML": "fit takes labelled pairs (n_pairs, 2, n_features), not (X, y)",
     "SDML": "fit takes labelled pairs (n_pairs, 2, n_features), not (X, y)",
+    "LSML": "fit takes quadruplets (n_quadruplets, 4, n_features), not (X, y)",
 }
 
 
-# learners whose fit takes labelled pairs and nothing of shape (n_samples, n_features): the
-# X-based catalogues (bad input, feature names) do not apply to their fit; their input checks
-# are tested in their own files
+# learners whose fit takes tuples (labelled pairs, triplets, quadruplets) and nothing of
+# shape (n_samples, n_features): the X-based catalogues (bad input, feature names) do not
+# apply to their fit; their input checks are tested in their own files
 PAIR_LEARNERS = {"ITML": "tests/metric_learning/test_itml.py",
-                 "SDML": "tests/metric_learning/test_sdml.py"}
+                 "SDML": "tests/metric_learning/test_sdml.py",
+                 "LSML": "tests/metric_learning/test_lsml.py"}
 
 
 def x_estimators():
@@ -106,6 +110,14 @@ def pairs_from_labels(y):
     return as_pairs(must), as_pairs(cannot)
 
 
+def quadruplets_from_labels(X, y):
+    """Deterministic quadruplets: a must-link pair of :func:`pairs_from_labels`, then a
+    cannot-link pair (as many as the shorter list), as points (n, 4, n_features)."""
+    must, cannot = pairs_from_labels(y)
+    n = min(len(must), len(cannot))
+    return np.asarray(X)[np.concatenate([must[:n], cannot[:n]], axis=1)]
+
+
 def chunklets_from_labels(y, size=3):
     """Deterministic chunklet labels: consecutive runs of ``size`` rows of one class."""
     y = np.asarray(y)
@@ -133,6 +145,8 @@ def fit_estimator(est, X, y):
         pairs = np.stack([np.asarray(X)[index[:, 0]], np.asarray(X)[index[:, 1]]], axis=1)
         labels = np.r_[np.ones(len(must)), -np.ones(len(cannot))]
         return est.fit(pairs, labels)
+    if name == "LSML":
+        return est.fit(quadruplets_from_labels(X, y))
     if name == "RCA":
         return est.fit(X, chunklets_from_labels(y))
     kind = get_tags(est).estimator_type

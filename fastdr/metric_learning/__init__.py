@@ -1,8 +1,8 @@
 """Metric learning: metric-learn's learners and interface on fastdr's kernels.
 
 Fixed Mahalanobis metrics, the Covariance baseline, NCA (scikit-learn's and metric-learn's),
-LMNN, MMC from must-link / cannot-link pairs, ITML, SDML, LFDA, RCA from chunklets, and MLKR for
-regression. Every learner exposes ``components_`` (L, with ``M = L^T L``),
+LMNN, MMC from must-link / cannot-link pairs, ITML, SDML, LSML from quadruplets, LFDA, RCA from
+chunklets, and MLKR for regression. Every learner exposes ``components_`` (L, with ``M = L^T L``),
 ``get_mahalanobis_matrix()``, ``get_metric()``, ``pair_distance`` and ``pair_score``, and
 plugs into fastdr's neighbours as ``metric=learner``.
 """
@@ -11,6 +11,7 @@ from ._covariance import Covariance
 from ._itml import ITML, ITML_Supervised
 from ._lfda import LFDA
 from ._lmnn import LMNN
+from ._lsml import LSML, LSML_Supervised
 from ._mahalanobis import Mahalanobis
 from ._mlkr import MLKR
 from ._mmc import MMC, MMC_Supervised
@@ -25,6 +26,8 @@ __all__ = [
     "ITML_Supervised",
     "LFDA",
     "LMNN",
+    "LSML",
+    "LSML_Supervised",
     "MLKR",
     "MMC",
     "MMC_Supervised",

@@ -31,6 +31,8 @@ TRANSFORMERS = {
     "NCA": None,
     "SDML": None,
     "SDML_Supervised": None,
+    "LSML": None,
+    "LSML_Supervised": None,
     "RCA": None,
     "RCA_Supervised": None,
     "MLKR": None,

@@ -13,7 +13,8 @@ from fastdr.metric_learning import LFDA, Covariance, Mahalanobis, RCA_Supervised
 from ..estimators import fit_estimator, make_estimator, small_data
 
 LEARNERS = ["Covariance", "LFDA", "RCA", "RCA_Supervised", "MLKR", "NeighborhoodComponentsAnalysis",
-            "MMC_Supervised", "MMC", "Mahalanobis"]
+            "MMC_Supervised", "MMC", "Mahalanobis", "ITML", "ITML_Supervised", "SDML",
+            "SDML_Supervised", "LMNN", "NCA", "LSML", "LSML_Supervised"]
 
 
 @pytest.mark.parametrize("name", LEARNERS)

@@ -210,3 +210,49 @@ def sdml_lasso_input(pairs, y, prior_inverse, balance):
         v = a - b
         S += balance * label * np.outer(v, v)
     return S
+
+
+def lsml_fit(quadruplets, w, prior, tol, max_iter):
+    """metric-learn's LSML loop, literally: the loss and the gradient summed one violated
+    quadruplet at a time (the gradient with its weight), each candidate step decomposed and
+    clipped to eigenvalues >= 1e-8, and its loss computed from scratch."""
+    vab = quadruplets[:, 0] - quadruplets[:, 1]
+    vcd = quadruplets[:, 2] - quadruplets[:, 3]
+    prior_inv = np.linalg.inv(prior)
+
+    def loss(M):
+        total = np.sum(M * prior_inv) - np.linalg.slogdet(M)[1]
+        for k in range(vab.shape[0]):
+            dab, dcd = vab[k] @ M @ vab[k], vcd[k] @ M @ vcd[k]
+            if dab > dcd:
+                total += w[k] * (np.sqrt(dab) - np.sqrt(dcd)) ** 2
+        return total
+
+    def gradient(M):
+        G = prior_inv - np.linalg.inv(M)
+        for k in range(vab.shape[0]):
+            dab, dcd = vab[k] @ M @ vab[k], vcd[k] @ M @ vcd[k]
+            if dab > dcd:
+                G += w[k] * (1 - np.sqrt(dcd / dab)) * np.outer(vab[k], vab[k])
+                if dcd > 0:
+                    G += w[k] * (1 - np.sqrt(dab / dcd)) * np.outer(vcd[k], vcd[k])
+        return G
+
+    M, best, it = prior.copy(), loss(prior), 0
+    while it < max_iter:
+        it += 1
+        G = gradient(M)
+        norm = np.linalg.norm(G)
+        if norm < tol:
+            break
+        M_best = None
+        for step in np.logspace(-10, 0, 10) / norm:
+            values, vectors = np.linalg.eigh(M - step * G)
+            candidate = (vectors * np.maximum(values, 1e-8)) @ vectors.T
+            current = loss(candidate)
+            if current < best:
+                best, M_best = current, candidate
+        if M_best is None:
+            break
+        M = M_best
+    return M, best, it
