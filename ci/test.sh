@@ -8,11 +8,11 @@
 # version-sensitive tests, and last the `slow` bench smoke runs, which need the bench extras.
 # Each step prints its wall time; the whole run must stay well inside CI's 90 minutes on 2
 # cores (aim: 60 at most), so a new step makes room elsewhere.
-# Two steps are bound by numba's cold compilation, which uses one core: the checked kernels
-# (own numba cache) run beside the README tests, and the oldest versions (own venv and cache)
-# beside the coverage pass. Nothing installs into the main environment while a background
-# step reads from it. A background step's log is
-# printed when it ends (in full if it failed).
+# Two steps are bound by numba's cold compilation, which uses one core: the oldest versions
+# (own venv and cache; the longer of the two) run beside the README tests, and the checked
+# kernels (own numba cache) beside the coverage pass. Nothing installs into the main
+# environment while a background step reads from it. A background step's log is printed when
+# it ends (in full if it failed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$(mktemp -d)}"
@@ -42,8 +42,9 @@ finish() {
 }
 # --- the README's test command (deselects `slow`) ---
 $PYTHON -m pip install -q -e ".[test]"
-# --- beside it: kernels with bounds checking and the numba-internals fallbacks (own cache) ---
-start checked_kernels env PYTHON="$PYTHON" bash ci/checked_kernels.sh
+# --- beside it: the wheel, installed with the oldest declared versions (own venv and cache,
+# from PyPI) ---
+start oldest_versions env PYTHON="$PYTHON" bash ci/oldest_versions.sh
 $PYTHON -m pytest -q
 step "README tests"
 # --- lint ---
@@ -53,19 +54,18 @@ step ruff
 # files; its known failures listed with their reasons in ci/sklearn_suites/known_failures.txt)
 PYTHON="$PYTHON" bash ci/sklearn_suites.sh --pinned-venv
 step "scikit-learn's suites"
-# (the docs step installs the docs extras into the main environment: not while the
-# checked kernels import from it)
-finish checked_kernels
 # --- the documentation: Sphinx with warnings as errors, the gallery executed, the HTML
-# checked statically and in headless Chromium
+# checked statically and in headless Chromium (it installs the docs extras into the main
+# environment: before the checked kernels import from it)
 PYTHON="$PYTHON" bash ci/docs.sh
 step docs
-# --- the wheel, installed with the oldest declared versions (own venv and cache, from PyPI),
-# beside the coverage pass ---
-start oldest_versions env PYTHON="$PYTHON" bash ci/oldest_versions.sh
+finish oldest_versions
+# --- beside the coverage pass: kernels with bounds checking and the numba-internals
+# fallbacks (own cache) ---
+start checked_kernels env PYTHON="$PYTHON" bash ci/checked_kernels.sh
 PYTHON="$PYTHON" bash ci/coverage.sh
 step coverage
-finish oldest_versions
+finish checked_kernels
 # --- the bench smoke runs (`slow`), with the bench extras ---
 echo "== slow tests: bench/ end to end"
 $PYTHON -m pip install -q -e ".[test,bench]"
