@@ -52,12 +52,13 @@ run tests/neighbors/test_sparse_neighbours.py
 # kernel_matrix, centering
 run tests/decomposition/test_decomposition.py -k "kernel_matrices or rbf_kernels or exponential or mirror \
 or centre_kernel or centred_kernel or upper_triangle"
-# nca, mlkr, mmc, itml, class_stats
+# nca, mlkr, mmc, itml, scml, class_stats
 run tests/metric_learning/test_nca.py -k "naive_reference or blocking or sparse_and_dense or candidates \
 or very_large or mini_batch or exp_matches"
 run tests/metric_learning/test_mmc.py -k "pair_kernels"
 run tests/metric_learning/test_mlkr.py -k "pairwise_definition or blocks_chunks"
 run tests/metric_learning/test_itml.py -k "sweep_matches or hard_bounds"
+run tests/metric_learning/test_scml.py -k "solver_gives or naive_solver or supervised_lda"
 run tests/discriminant/test_discriminant.py -k "class_kernels"
 # NN-descent through its estimators, their jit_only tests too (jit_only means "too slow
 # interpreted", and these are compiled); the m=20,000 recall tests test recall, not memory

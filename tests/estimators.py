@@ -39,6 +39,8 @@ PARAMS = {
     "SDML": {"prior": "covariance", "balance_param": 1e-5},  # labelled pairs: fit_estimator
     "LSML_Supervised": {"max_iter": 50, "random_state": 0},
     "LSML": {"max_iter": 50},  # quadruplets: fit_estimator
+    "SCML_Supervised": {"max_iter": 200, "output_iter": 100, "random_state": 0},
+    "SCML": {"n_basis": 20, "max_iter": 200, "output_iter": 100, "random_state": 0},  # triplets
 }
 
 # estimators whose fit does not take scikit-learn's (X, y): scikit-learn's estimator checks
@@ -50,6 +52,7 @@ NOT_SKLEARN_CHECKABLE = {
     "ITML": "fit takes labelled pairs (n_pairs, 2, n_features), not (X, y)",
     "SDML": "fit takes labelled pairs (n_pairs, 2, n_features), not (X, y)",
     "LSML": "fit takes quadruplets (n_quadruplets, 4, n_features), not (X, y)",
+    "SCML": "fit takes triplets (n_triplets, 3, n_features), not (X, y)",
 }
 
 
@@ -58,7 +61,8 @@ NOT_SKLEARN_CHECKABLE = {
 # apply to their fit; their input checks are tested in their own files
 PAIR_LEARNERS = {"ITML": "tests/metric_learning/test_itml.py",
                  "SDML": "tests/metric_learning/test_sdml.py",
-                 "LSML": "tests/metric_learning/test_lsml.py"}
+                 "LSML": "tests/metric_learning/test_lsml.py",
+                 "SCML": "tests/metric_learning/test_scml.py"}
 
 
 def x_estimators():
@@ -118,6 +122,18 @@ def quadruplets_from_labels(X, y):
     return np.asarray(X)[np.concatenate([must[:n], cannot[:n]], axis=1)]
 
 
+def triplets_from_labels(X, y):
+    """Deterministic triplets: each must-link pair of :func:`pairs_from_labels` with the
+    first row of another class as the third point, as points (n, 3, n_features)."""
+    y = np.asarray(y)
+    must, _ = pairs_from_labels(y)
+    classes = np.unique(y)
+    first = {c: int(np.flatnonzero(y == c)[0]) for c in classes}
+    other = [first[classes[(np.searchsorted(classes, y[a]) + 1) % len(classes)]]
+             for a in must[:, 0]]
+    return np.asarray(X)[np.column_stack([must, other])]
+
+
 def chunklets_from_labels(y, size=3):
     """Deterministic chunklet labels: consecutive runs of ``size`` rows of one class."""
     y = np.asarray(y)
@@ -147,6 +163,8 @@ def fit_estimator(est, X, y):
         return est.fit(pairs, labels)
     if name == "LSML":
         return est.fit(quadruplets_from_labels(X, y))
+    if name == "SCML":
+        return est.fit(triplets_from_labels(X, y))
     if name == "RCA":
         return est.fit(X, chunklets_from_labels(y))
     kind = get_tags(est).estimator_type
@@ -157,8 +175,9 @@ def fit_estimator(est, X, y):
 
 def query_points(est, X):
     """The estimator's query on points: predict, else transform, else kneighbors (a classifier
-    of pairs, such as MMC, predicts on pairs: its query on points is transform)."""
-    pair_classifier = hasattr(est, "calibrate_threshold")
+    of tuples, such as MMC or LSML, predicts on tuples: its query on points is transform)."""
+    # (a classifier of tuples: of pairs, triplets or quadruplets)
+    pair_classifier = hasattr(est, "calibrate_threshold") or hasattr(est, "_tuple_size")
     for method in ("predict", "transform", "kneighbors"):
         if hasattr(est, method) and not (method == "predict" and pair_classifier):
             return getattr(est, method)(X)

@@ -1,10 +1,11 @@
 """Metric learning: metric-learn's learners and interface on fastdr's kernels.
 
 Fixed Mahalanobis metrics, the Covariance baseline, NCA (scikit-learn's and metric-learn's),
-LMNN, MMC from must-link / cannot-link pairs, ITML, SDML, LSML from quadruplets, LFDA, RCA from
-chunklets, and MLKR for regression. Every learner exposes ``components_`` (L, with ``M = L^T L``),
-``get_mahalanobis_matrix()``, ``get_metric()``, ``pair_distance`` and ``pair_score``, and
-plugs into fastdr's neighbours as ``metric=learner``.
+LMNN, MMC from must-link / cannot-link pairs, ITML, SDML, LSML from quadruplets, SCML from
+triplets, LFDA, RCA from chunklets, and MLKR for regression. Every learner exposes
+``components_`` (L, with ``M = L^T L``), ``get_mahalanobis_matrix()``, ``get_metric()``,
+``pair_distance`` and ``pair_score``, and plugs into fastdr's neighbours as
+``metric=learner``.
 """
 
 from ._covariance import Covariance
@@ -18,6 +19,7 @@ from ._mmc import MMC, MMC_Supervised
 from ._nca import NeighborhoodComponentsAnalysis
 from ._nca_metric_learn import NCA
 from ._rca import RCA, RCA_Supervised
+from ._scml import SCML, SCML_Supervised
 from ._sdml import SDML, SDML_Supervised
 
 __all__ = [
@@ -36,6 +38,8 @@ __all__ = [
     "NeighborhoodComponentsAnalysis",
     "RCA",
     "RCA_Supervised",
+    "SCML",
+    "SCML_Supervised",
     "SDML",
     "SDML_Supervised",
 ]

@@ -19,13 +19,15 @@ from ..estimators import (
 NAMES = [name for name, _ in x_estimators()]  # pair learners: tests/estimators.py
 SUPERVISED = {"KNeighborsClassifier", "KNeighborsRegressor", "LinearDiscriminantAnalysis",
               "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised", "MLKR",
-              "ITML_Supervised", "LMNN", "NCA", "SDML_Supervised", "LSML_Supervised"}
+              "ITML_Supervised", "LMNN", "NCA", "SDML_Supervised", "LSML_Supervised",
+              "SCML_Supervised"}
 # learn nothing from X: a fixed metric fits any sample count, on its own feature count only
 FIXED_METRICS = {"Mahalanobis"}
 FROM_DATA = [name for name in NAMES if name not in FIXED_METRICS]
 CLASS_BASED = {"KNeighborsClassifier", "LinearDiscriminantAnalysis",
                "NeighborhoodComponentsAnalysis", "MMC_Supervised", "LFDA", "RCA_Supervised",
-               "ITML_Supervised", "LMNN", "NCA", "SDML_Supervised", "LSML_Supervised"}
+               "ITML_Supervised", "LMNN", "NCA", "SDML_Supervised", "LSML_Supervised",
+               "SCML_Supervised"}
 
 
 def _fit(est, X, y):

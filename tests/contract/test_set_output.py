@@ -33,6 +33,8 @@ TRANSFORMERS = {
     "SDML_Supervised": None,
     "LSML": None,
     "LSML_Supervised": None,
+    "SCML": None,
+    "SCML_Supervised": None,
     "RCA": None,
     "RCA_Supervised": None,
     "MLKR": None,

@@ -14,7 +14,8 @@ from ..estimators import fit_estimator, make_estimator, small_data
 
 LEARNERS = ["Covariance", "LFDA", "RCA", "RCA_Supervised", "MLKR", "NeighborhoodComponentsAnalysis",
             "MMC_Supervised", "MMC", "Mahalanobis", "ITML", "ITML_Supervised", "SDML",
-            "SDML_Supervised", "LMNN", "NCA", "LSML", "LSML_Supervised"]
+            "SDML_Supervised", "LMNN", "NCA", "LSML", "LSML_Supervised",
+            "SCML", "SCML_Supervised"]
 
 
 @pytest.mark.parametrize("name", LEARNERS)

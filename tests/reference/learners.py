@@ -256,3 +256,41 @@ def lsml_fit(quadruplets, w, prior, tol, max_iter):
             break
         M = M_best
     return M, best, it
+
+
+def scml_knn_triplets(X, y, k_genuine, k_impostor):
+    """metric-learn's ``generate_knntriplets`` from its definition: for each point a (by class,
+    then row), each of its k_genuine nearest same-class points g and k_impostor nearest
+    other-class points i (distance, then row), the triplet (a, g, i), i varying fastest."""
+    out = []
+    for c in np.unique(y):
+        members, others = np.flatnonzero(y == c), np.flatnonzero(y != c)
+        kg, ki = min(k_genuine, members.size - 1), min(k_impostor, others.size)
+        for a in members:
+            near = [(np.sum((X[a] - X[b]) ** 2), b) for b in members if b != a]
+            far = [(np.sum((X[a] - X[b]) ** 2), b) for b in others]
+            for _, g in sorted(near)[:kg]:
+                for _, i in sorted(far)[:ki]:
+                    out.append((a, g, i))
+    return np.array(out, dtype=np.int64).reshape(-1, 3)
+
+
+def scml_weights(X, triplets, basis, draws, beta, gamma, output_iter):
+    """metric-learn 0.7's SCML solver, written out with the stored (n_triplets, K) distance
+    differences: the best weights judged every output_iter steps, and their objective."""
+    a, p, n = (X[triplets[:, j]] @ basis.T for j in range(3))
+    D = (a - p) ** 2 - (a - n) ** 2
+    w, avg, ada = (np.zeros(basis.shape[0]) for _ in range(3))
+    best, best_w = np.inf, None
+    for it, idx in enumerate(draws):
+        rows = D[idx]
+        grad = rows[1 + rows @ w > 0].sum(axis=0) / draws.shape[1]
+        avg = (it * avg + grad) / (it + 1)
+        ada = np.sqrt(ada ** 2 + grad ** 2)
+        w = -(it + 1) / (gamma * (0.001 + ada)) * np.minimum(avg + beta, 0)
+        if (it + 1) % output_iter == 0:
+            slack = 1 + D @ w
+            obj = w.sum() * beta + slack[slack > 0].sum() / D.shape[0]
+            if obj < best:
+                best, best_w = obj, w
+    return best_w, best
