@@ -35,6 +35,60 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
+# metric-learn's learners on tuples: their fit takes pairs (n, 2, d) with labels, triplets
+# (n, 3, d) or quadruplets (n, 4, d), as metric-learn's, never scikit-learn's 2-D X. Every
+# check that fits on 2-D X (scikit-learn has no tuple input) fails for that one reason; the
+# same properties on tuple input are tested in each learner's file and in
+# tests/metric_learning/test_metric_learn_api.py (pickling, input errors, preprocessor), and
+# the checks that need no fit (parameters, cloning, repr, tags) run and pass.
+_FITS_ON_2D_X = (
+    "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
+    "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
+    "check_estimator_sparse_tag", "check_estimators_dtypes",
+    "check_estimators_empty_data_messages", "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf", "check_estimators_overwrite_params", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_fit2d_1feature", "check_fit2d_1sample",
+    "check_fit2d_predict1d", "check_fit_check_is_fitted", "check_fit_idempotent",
+    "check_fit_score_takes_y", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_n_features_in", "check_n_features_in_after_fitting",
+    "check_pipeline_consistency", "check_positive_only_tag_during_fit",
+    "check_readonly_memmap_input", "check_transformer_data_not_an_array",
+    "check_transformer_general", "check_transformer_preserve_dtypes",
+)
+# the checks that also fit on 2-D X but apply to some learners only: an iterative learner's
+# n_iter_ (SDML's graphical lasso has none), fit(X, y=None) where fit takes labels (ITML and
+# SDML take labelled pairs), and fit(X, y) on 1-D X where fit takes no y (SCML's, as
+# metric-learn's, takes triplets only: the extra y is a TypeError, not the ValueError asked)
+_ALSO_FITS_ON_2D_X = {
+    "MMC": ("check_transformer_n_iter",),
+    "ITML": ("check_requires_y_none", "check_transformer_n_iter"),
+    "SDML": ("check_requires_y_none",),
+    "LSML": ("check_transformer_n_iter",),
+    "SCML": ("check_fit1d", "check_transformer_n_iter"),
+}
+TUPLE_LEARNERS = list(_ALSO_FITS_ON_2D_X)
+
+
+def _tuple_exemptions(estimator):
+    """Each check that fits on 2-D X, with the reason it cannot apply."""
+    name = type(estimator).__name__
+    reason = f"fits on 2-D X; {name}.fit takes metric-learn's tuples (n_tuples, k, n_features)"
+    return dict.fromkeys((*_FITS_ON_2D_X, *_ALSO_FITS_ON_2D_X[name]), reason)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@parametrize_with_checks([make_estimator(name) for name in TUPLE_LEARNERS],
+                         expected_failed_checks=_tuple_exemptions)
+def test_sklearn_estimator_checks_on_tuple_learners(estimator, check):
+    check(estimator)
+
+
+def test_every_tuple_learner_runs_the_checks():
+    # every estimator scikit-learn's checks cannot drive on (X, y) but a fixed metric and
+    # RCA's chunklets (both run with their own tests) is a tuple learner checked above
+    assert set(TUPLE_LEARNERS) == set(NOT_SKLEARN_CHECKABLE) - {"Mahalanobis", "RCA"}
+
+
 def test_every_drop_in_estimator_runs_scikit_learns_checks_without_exemptions():
     # the estimators that issues 14 and 15 make drop-ins for scikit-learn's must all go
     # through check_estimator above, none of its checks expected to fail
