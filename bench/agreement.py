@@ -184,3 +184,20 @@ def knn_accuracy(X, y, components, n_neighbors=5, folds=5):
 
     Z = np.asarray(X, dtype=np.float64) @ np.asarray(components, dtype=np.float64).T
     return float(cross_val_score(KNeighborsClassifier(n_neighbors), Z, y, cv=folds).mean())
+
+
+def mlkr_loss(X, y, components, block=512):
+    """MLKR's loss: the leave-one-out squared error of Gaussian kernel regression in the
+    metric, ``sum_i (y_i - sum_{j != i} k_ij y_j / sum_{j != i} k_ij)^2`` with ``k_ij =
+    exp(-||L (x_i - x_j)||^2)``, blockwise in NumPy."""
+    Z = np.asarray(X, dtype=np.float64) @ np.asarray(components, dtype=np.float64).T
+    y = np.asarray(y, dtype=np.float64)
+    sq = (Z * Z).sum(axis=1)
+    total = 0.0
+    for start in range(0, Z.shape[0], block):
+        stop = min(start + block, Z.shape[0])
+        dist = np.maximum(sq[start:stop, None] + sq[None, :] - 2.0 * Z[start:stop] @ Z.T, 0.0)
+        dist[np.arange(stop - start), np.arange(start, stop)] = np.inf
+        k = np.exp(dist.min(axis=1, keepdims=True) - dist)  # shifted: the ratio is unchanged
+        total += float(((y[start:stop] - (k @ y) / k.sum(axis=1)) ** 2).sum())
+    return total

@@ -48,7 +48,8 @@ def make_data(kind, m, d, dtype="float64", seed=0):
     """Build (and cache) one :class:`Data` of ``kind``: ``gauss``, ``aniso`` (column j with
     variance 1/(j+1)), ``uniform``, ``blobs5``/``blobs10`` (Gaussian classes, m queries too),
     ``clusters20`` (20 separated Gaussian clusters), ``swiss``, ``s_curve``, ``digits`` (at
-    most its 1797 x 64) or ``sparse<share>`` (CSR, aniso values at random places)."""
+    most its 1797 x 64), ``iris`` (at most its 150 x 4) or ``sparse<share>`` (CSR, aniso
+    values at random places)."""
     rng = np.random.default_rng(seed)
     if kind == "gauss":
         return Data(rng.standard_normal((m, d)).astype(dtype))
@@ -79,6 +80,14 @@ def make_data(kind, m, d, dtype="float64", seed=0):
                     y=_position_classes(t, 6))
     if kind.startswith("sparse"):  # "sparse0.001": CSR, that share of each row stored
         return Data(_sparse_rows(m, d, float(kind[len("sparse"):]), dtype, rng))
+    if kind == "iris":  # 150 x 4, three classes (shipped with scikit-learn); d is ignored
+        from sklearn.datasets import load_iris
+
+        X, y = load_iris(return_X_y=True)
+        if m < X.shape[0]:
+            keep = np.sort(rng.choice(X.shape[0], size=m, replace=False))
+            X, y = X[keep], y[keep]
+        return Data(np.ascontiguousarray(X, dtype=dtype), y=y)
     if kind == "digits":
         from sklearn.datasets import load_digits
 

@@ -8,7 +8,7 @@ import sys
 
 from bench import external
 from bench.profiles import PROFILE_ENV, PROFILE_NAMES, resolve_profile
-from bench.workloads import BY_NAME
+from bench.workloads import BY_NAME, METRIC_LEARN_ANCHORED
 
 
 def main(argv=None):
@@ -24,9 +24,10 @@ def main(argv=None):
                         help="comma-separated workload names to measure (default: all)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--metric-learn-env", choices=("auto", "off"), default="auto",
-                        help="auto (default): without metric_learn here, run the MMC anchor in "
-                             "an environment created once under ~/.cache/fastdr (metric-learn "
-                             "0.7 needs scikit-learn < 1.8); off: only if it imports here")
+                        help="auto (default): without metric_learn here, run metric-learn's "
+                             "anchors in an environment created once under ~/.cache/fastdr "
+                             "(metric-learn 0.7 needs scikit-learn < 1.8); off: only if it "
+                             "imports here")
     args = parser.parse_args(argv)
     try:
         resolve_profile(args.profile)
@@ -39,7 +40,7 @@ def main(argv=None):
                      f"{', '.join(BY_NAME)}")
     if args.metric_learn_env == "off":
         os.environ[external.PYTHON_ENV] = "off"
-    elif ((only is None or {"mmc", "lmnn"} & set(only))
+    elif ((only is None or METRIC_LEARN_ANCHORED & set(only))
           and importlib.util.find_spec("metric_learn") is None):
         # find or create the environment before timing starts; child processes reuse it
         python, reason = external.find_python(create=True)

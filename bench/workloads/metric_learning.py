@@ -39,7 +39,7 @@ def _metric_learn_available():
     worker, reason = (True, "") if _metric_learn_here() else external.worker()
     return (True, "") if worker is not None else (
         False, f"skipped: metric-learn is not installed here and {reason} (metric-learn 0.7 "
-        "needs scikit-learn < 1.8; the recorded anchor time in BENCHMARKS.md is 8.3 s on digits)")
+        "needs scikit-learn < 1.8)")
 
 
 def _metric_learn_prepare(data):
