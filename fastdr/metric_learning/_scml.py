@@ -7,7 +7,6 @@ distinct point), never stored for all triplets (metric-learn's n_triplets x K fl
 """
 
 import warnings
-from math import ceil
 from numbers import Integral, Real
 
 import numpy as np
@@ -19,15 +18,12 @@ from .._validation.arrays import check_array
 from .._validation.budget import check_dense_allocation
 from .._validation.magnitudes import check_distance_magnitude
 from .._validation.params import N_JOBS, Interval, StrOptions, check_random_state, validate_params
-from ..neighbors._search import knn_brute
 from ._base import MahalanobisMixin, components_from_metric
 from ._constraints import supervised_codes
 from ._order_classifiers import TripletsClassifierMixin
+from ._scml_bases import knn_triplets, lda_basis, triplet_diffs_basis
 from ._tuples import check_spread, fit_points, form_tuples, resolve_preprocessor
 
-#: consecutive draws of triplets that add no basis before "triplet_diffs" gives up (metric-
-#: learn loops forever when the triplets' differences cancel, e.g. identical points)
-MAX_EMPTY_ROUNDS = 50
 POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
 
 
@@ -67,133 +63,6 @@ def distinct_points(formed):
     return P_sorted[new], inverse.reshape(n, 3)
 
 
-def triplet_diffs_basis(X, triplets, n_basis, rng):
-    """metric-learn's "triplet_diffs" basis, eigenvectors taken as columns (it takes rows).
-
-    Each round draws d triplets, forms ``S = sum dp dp^T - sum dn dn^T`` over their positive
-    and negative differences and adds S's eigenvectors of nonzero eigenvalue (metric-learn's
-    positive ones of ``S^T S``, by increasing ``|lambda|``), zero judged against ``d eps
-    max|lambda|`` so that round-off adds no arbitrary null-space direction."""
-    n, d = triplets.shape[0], X.shape[1]
-    if d > n:
-        raise ValueError(
-            f"Number of features ({d}) is greater than the number of triplets ({n}): the "
-            "'triplet_diffs' basis draws n_features triplets at a time. Pass more triplets, "
-            "reduce the dimension first (for example with PCA), or pass a basis array.")
-    basis, filled, empty_rounds = np.zeros((n_basis, d)), 0, 0
-    while filled < n_basis:
-        pick = triplets[rng.choice(n, size=d, replace=False)]
-        pos, neg = X[pick[:, 0]] - X[pick[:, 1]], X[pick[:, 0]] - X[pick[:, 2]]
-        values, vectors = np.linalg.eigh(pos.T @ pos - neg.T @ neg)
-        size, order = np.abs(values), np.argsort(np.abs(values), kind="stable")
-        order = order[size[order] > d * np.finfo(np.float64).eps * size.max()]
-        new = vectors[:, order[:n_basis - filled]].T
-        basis[filled:filled + new.shape[0]] = new
-        filled += new.shape[0]
-        empty_rounds = 0 if new.shape[0] else empty_rounds + 1
-        if empty_rounds == MAX_EMPTY_ROUNDS:
-            raise ValueError(
-                f"The 'triplet_diffs' basis found only {filled} of n_basis={n_basis} bases: "
-                f"{MAX_EMPTY_ROUNDS} draws of triplets in a row had differences that cancel "
-                "(for instance identical points). Pass triplets of distinct points, a smaller "
-                "n_basis, or a basis array.")
-    return basis
-
-
-def lda_directions(Xl, class_sizes, tol=1e-4):
-    """The unit discriminant directions (rank, d) of one region, rows grouped by class:
-    scikit-learn 1.7's "svd" LDA ``scalings_``, normalised, as metric-learn 0.7 takes them.
-    The rank may fall below n_classes - 1 (metric-learn then crashes)."""
-    from scipy.linalg import svd
-
-    n, c = Xl.shape[0], class_sizes.shape[0]
-    if n == c:  # one point per class: no within-class scatter, no direction
-        return np.zeros((0, Xl.shape[1]))
-    means = np.add.reduceat(Xl, np.cumsum(class_sizes) - class_sizes) / class_sizes[:, None]
-    Xc = Xl - np.repeat(means, class_sizes, axis=0)
-    std = np.std(Xc, axis=0)
-    std[std == 0] = 1.0  # scikit-learn's guard
-    _, S, Vt = svd(np.sqrt(1.0 / (n - c)) * (Xc / std), full_matrices=False)
-    rank, priors = int(np.sum(S > tol)), class_sizes / n
-    scalings = (Vt[:rank] / std).T / S[:rank]
-    Xb = (np.sqrt(n * priors / (c - 1)) * (means - priors @ means).T).T @ scalings
-    if min(Xb.shape) == 0:  # no within-class direction: none between classes either
-        return np.zeros((0, Xl.shape[1]))
-    _, S, Vt = svd(Xb, full_matrices=False)
-    directions = (scalings @ Vt.T[:, :int(np.sum(S > tol * S[0]))]).T
-    norms = np.sqrt(np.einsum("ij,ij->i", directions, directions))
-    norms[norms == 0] = 1.0
-    return directions / norms[:, None]
-
-
-def lda_basis(X, codes, n_basis, rng, n_jobs):
-    """metric-learn's "lda" basis: scikit-learn's k-means places ceil(n_basis / (2 e)) centres
-    (e = min(n_classes - 1, d)); the k nearest points of every class to a centre (k = 10 and
-    20, or 20 and 50 above 50 features) form a region whose LDA gives up to e directions, in
-    metric-learn's slots. A region of lower rank leaves slots zero (metric-learn crashes)."""
-    from sklearn.cluster import KMeans
-    from threadpoolctl import threadpool_limits
-
-    n_classes, d = int(codes.max()) + 1, X.shape[1]
-    n_eig = min(n_classes - 1, d)
-    n_clusters = ceil(n_basis / (2 * n_eig))  # two scales of n_eig directions per centre
-    if not isinstance(rng, np.random.RandomState):  # scikit-learn takes no Generator
-        rng = np.random.RandomState(rng.integers(2**32, dtype=np.uint64))
-    # one OpenMP thread: scikit-learn merges its threads' centre sums in finishing order, so
-    # the centres would vary from run to run; one BLAS thread: the SVDs are small
-    with threadpool_limits(limits=1, user_api="openmp"), single_threaded_blas():
-        centres = KMeans(n_clusters=n_clusters, n_init=10, random_state=rng,  # one centre:
-                         algorithm="elkan" if n_clusters > 1 else "lloyd",  # sklearn's switch
-                         ).fit(X).cluster_centers_
-        scales = (20, 50) if d > 50 else (10, 20)
-        sizes = np.bincount(codes, minlength=n_classes)
-        members = [np.flatnonzero(codes == c) for c in range(n_classes)]
-        nearest = [m[knn_brute(np.ascontiguousarray(X[m]), centres, int(min(m.size, scales[1])),
-                               self_query=False, n_jobs=n_jobs)[1]] for m in members]
-        basis, slot = np.zeros((n_basis, d)), 0
-        for scale in scales:
-            k_class = np.minimum(sizes, scale)
-            for j in range(n_clusters):
-                if slot >= n_basis:
-                    break
-                rows = np.concatenate([nearest[c][j, :k_class[c]] for c in range(n_classes)])
-                new = lda_directions(X[rows], k_class)[:n_basis - slot]
-                basis[slot:slot + new.shape[0]] = new
-                slot += n_eig
-    return basis
-
-
-def knn_triplets(X, codes, k_genuine, k_impostor, n_jobs):
-    """metric-learn's ``generate_knntriplets``: for each point a (by class, then row), every
-    (a, g, i), g among its k_genuine nearest points of its class, i among its k_impostor
-    nearest of the others (exact; ties by row), i varying fastest. A small class uses less."""
-    n_classes = int(codes.max()) + 1
-    sizes = np.bincount(codes, minlength=n_classes)
-    k_gen, k_imp = np.minimum(k_genuine, sizes - 1), np.minimum(k_impostor, codes.size - sizes)
-    for k, ks, name in ((k_genuine, k_gen, "k_genuine"), (k_impostor, k_imp, "k_impostor")):
-        if (ks < k).any():
-            short = np.flatnonzero(ks < k).tolist()
-            warnings.warn(f"The classes (by sorted label position) {short} have too few points "
-                          f"for {name}={k}; they use {ks[ks < k].tolist()} neighbours instead.",
-                          stacklevel=4)
-    blocks = []
-    for c in range(n_classes):
-        if k_gen[c] == 0:
-            continue
-        members, others = np.flatnonzero(codes == c), np.flatnonzero(codes != c)
-        Xc = np.ascontiguousarray(X[members])
-        genuine = members[knn_brute(Xc, Xc, int(k_gen[c]), self_query=True, n_jobs=n_jobs)[1]]
-        impostors = others[knn_brute(np.ascontiguousarray(X[others]), Xc, int(k_imp[c]),
-                                     self_query=False, n_jobs=n_jobs)[1]]
-        parts = np.broadcast_arrays(members[:, None, None], genuine[:, :, None],
-                                    impostors[:, None, :])
-        blocks.append(np.stack([p.ravel() for p in parts], axis=1))
-    if not blocks:  # every class is a singleton
-        raise ValueError("No triplet can be formed: every class has a single labelled point. "
-                         "Pass two or more points of some class.")
-    return np.concatenate(blocks)
-
-
 class _BaseSCML(MahalanobisMixin, BaseEstimator):
     _parameter_constraints = {
         "beta": [Interval(Real, 0, None, closed="left")],
@@ -206,12 +75,25 @@ class _BaseSCML(MahalanobisMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
+    #: the basis names ``basis`` may take (metric-learn's attribute)
+    _authorized_basis = ("triplet_diffs",)
+
     def _check_params(self):
+        # metric-learn's messages for the two errors its tests pin, before the generic ones
+        if isinstance(self.basis, str) and self.basis not in self._authorized_basis:
+            raise ValueError("`basis` must be one of the options '{}' or an array of shape "
+                             "(n_basis, n_features).".format("', '".join(self._authorized_basis)))
+        for name in ("max_iter", "output_iter", "batch_size", "n_basis", "k_genuine",
+                     "k_impostor"):
+            value = getattr(self, name, None)
+            if isinstance(value, Real) and not isinstance(value, Integral):
+                raise ValueError(f"{name} should be an integer, instead it is of type "
+                                 f"{type(value)}")
         validate_params(self)
         if self.output_iter > self.max_iter:
-            raise ValueError(f"output_iter ({self.output_iter}) must not exceed max_iter "
-                             f"({self.max_iter}): the weights are judged every output_iter "
-                             "iterations. Lower output_iter.")
+            # metric-learn's message (its tests compare it for equality)
+            raise ValueError("The value of output_iter must be equal or smaller than "
+                             "max_iter.")
 
     def _default_n_basis(self, n_basis):
         if self.n_basis is not None:
@@ -219,6 +101,25 @@ class _BaseSCML(MahalanobisMixin, BaseEstimator):
         warnings.warn("As no value for `n_basis` was selected, the number of basis will be "
                       f"set to n_basis= {n_basis}", UserWarning, stacklevel=4)
         return n_basis
+
+    def _generate_bases_dist_diff(self, triplets, X):
+        """The "triplet_diffs" basis for row-index triplets into X, and its size
+        (metric-learn's private method, which its tests call).
+
+        Returns
+        -------
+        basis : ndarray of shape (n_basis, n_features)
+        n_basis : int
+        """
+        X = check_array(X, dtype=np.float64)
+        triplets = np.asarray(triplets)
+        if (triplets.ndim != 2 or triplets.shape[1] != 3 or triplets.dtype.kind not in "iu"
+                or triplets.min() < 0 or triplets.max() >= X.shape[0]):
+            raise ValueError(f"triplets must be (n, 3) row indices into X's {X.shape[0]} rows.")
+        n_basis = self._default_n_basis(80 * X.shape[1])
+        basis = triplet_diffs_basis(X, triplets.astype(np.int64), n_basis,
+                                    check_random_state(self.random_state))
+        return basis, n_basis
 
     def _given_basis(self, d):
         basis = check_array(self.basis, name="basis")
@@ -356,9 +257,8 @@ class SCML(TripletsClassifierMixin, _BaseSCML):
         check_distance_magnitude(formed.reshape(-1, formed.shape[2]), "triplets")
         check_spread(formed.reshape(-1, formed.shape[2]), "triplets")
         X, T = distinct_points(formed)
-        basis = (triplet_diffs_basis(X, T, self._default_n_basis(80 * X.shape[1]),
-                                     check_random_state(self.random_state))
-                 if isinstance(self.basis, str) else self._given_basis(X.shape[1]))
+        basis = (self._generate_bases_dist_diff(T, X)[0] if isinstance(self.basis, str)
+                 else self._given_basis(X.shape[1]))
         return self._fit_triplets(X, T, basis)
 
 
@@ -423,6 +323,39 @@ default="lda"
         self.verbose, self.preprocessor, self.random_state = verbose, preprocessor, random_state
         self.n_jobs = n_jobs
 
+    _authorized_basis = ("triplet_diffs", "lda")
+
+    def _lda_bases(self, X, codes):
+        """The "lda" basis of labelled rows X (class codes >= 0), and its size."""
+        d = X.shape[1]
+        limit = 2 * X.shape[0] * min(int(codes.max()), d)
+        n_basis = self._default_n_basis(min(20 * d, limit - 1))
+        if n_basis >= limit:
+            raise ValueError(f"Not enough labelled samples to generate {n_basis} LDA bases "
+                             f"from {X.shape[0]} samples, {d} feature(s) and "
+                             f"{int(codes.max()) + 1} classes: n_basis must be smaller "
+                             f"than {limit} (2 n_samples min(n_classes - 1, n_features))."
+                             " Lower n_basis.")
+        if n_basis <= int(codes.max()):
+            warnings.warn("The number of basis is less than the number of classes, which "
+                          "may lead to poor discriminative performance.", stacklevel=3)
+        return lda_basis(X, codes, n_basis, check_random_state(self.random_state),
+                          self.n_jobs), n_basis
+
+    def _generate_bases_LDA(self, X, y):
+        """The "lda" basis for X and its labels, and its size (metric-learn's private method,
+        which its tests call).
+
+        Returns
+        -------
+        basis : ndarray of shape (n_basis, n_features)
+        n_basis : int
+        """
+        X = check_array(X, dtype=np.float64)
+        _, codes = supervised_codes(y, X.shape[0], "SCML_Supervised", "impostor")
+        labelled = np.flatnonzero(codes >= 0)
+        return self._lda_bases(X[labelled], codes[labelled])
+
     def _fastdr_tags(self):  # fit needs y
         return {"target_tags.required": True}
 
@@ -446,24 +379,11 @@ default="lda"
         labelled = np.flatnonzero(codes >= 0)
         X, codes, d = X[labelled], codes[labelled], X.shape[1]
         if isinstance(self.basis, str) and self.basis == "lda":
-            limit = 2 * X.shape[0] * min(int(codes.max()), d)
-            n_basis = self._default_n_basis(min(20 * d, limit - 1))
-            if n_basis >= limit:
-                raise ValueError(f"Not enough labelled samples to generate {n_basis} LDA bases "
-                                 f"from {X.shape[0]} samples, {d} feature(s) and "
-                                 f"{int(codes.max()) + 1} classes: n_basis must be smaller "
-                                 f"than {limit} (2 n_samples min(n_classes - 1, n_features))."
-                                 " Lower n_basis.")
-            if n_basis <= int(codes.max()):
-                warnings.warn("The number of basis is less than the number of classes, which "
-                              "may lead to poor discriminative performance.", stacklevel=2)
-            basis = lda_basis(X, codes, n_basis, check_random_state(self.random_state),
-                              self.n_jobs)
+            basis = self._lda_bases(X, codes)[0]
         elif not isinstance(self.basis, str):
             basis = self._given_basis(d)
         triplets = knn_triplets(X, codes, self.k_genuine, self.k_impostor, self.n_jobs)
         if isinstance(self.basis, str) and self.basis == "triplet_diffs":
-            basis = triplet_diffs_basis(X, triplets, self._default_n_basis(80 * d),
-                                        check_random_state(self.random_state))
+            basis = self._generate_bases_dist_diff(triplets, X)[0]
         self.triplets_ = labelled[triplets]
         return self._fit_triplets(X, triplets, basis)

@@ -14,12 +14,8 @@ import pytest
 from sklearn.datasets import load_iris
 from sklearn.exceptions import NotFittedError
 
-from fastdr.metric_learning._scml import (
-    SCML,
-    SCML_Supervised,
-    lda_basis,
-    triplet_diffs_basis,
-)
+from fastdr.metric_learning import SCML, SCML_Supervised
+from fastdr.metric_learning._scml_bases import lda_basis, triplet_diffs_basis
 
 from ..reference import learners as reference
 
@@ -227,20 +223,41 @@ def test_preprocessor_pickle_and_determinism():
 
 
 def test_parameter_errors():
-    with pytest.raises(ValueError, match="'basis' parameter of SCML must be"):
+    # metric-learn's messages, which its tests compare for equality
+    with pytest.raises(ValueError, match="^`basis` must be one of the options 'triplet_diffs' "
+                                         r"or an array of shape \(n_basis, n_features\).$"):
         SCML(basis="bad_basis").fit(SQUARE)
-    with pytest.raises(ValueError, match="'basis' parameter of SCML_Supervised must be"):
+    with pytest.raises(ValueError, match="options 'triplet_diffs', 'lda' or an array"):
         SCML_Supervised(basis="bad_basis").fit(LINE, [0, 0, 1, 1])
     for name in ("max_iter", "output_iter", "batch_size", "n_basis"):
-        with pytest.raises(ValueError, match=f"'{name}' parameter of SCML must be"):
+        with pytest.raises(ValueError, match=f"^{name} should be an integer, instead it is of "
+                                             "type <class 'float'>$"):
             SCML(**{name: 1.0}).fit(SQUARE)
+        with pytest.raises(ValueError, match=f"'{name}' parameter of SCML must be"):
+            SCML(**{name: 0}).fit(SQUARE)
     for name in ("k_genuine", "k_impostor"):
-        with pytest.raises(ValueError, match=f"'{name}' parameter of SCML_Supervised"):
+        with pytest.raises(ValueError, match=f"^{name} should be an integer"):
             SCML_Supervised(**{name: 1.0}).fit(LINE, [0, 0, 1, 1])
-    with pytest.raises(ValueError, match=r"output_iter \(2\) must not exceed max_iter \(1\)"):
+    with pytest.raises(ValueError, match="^The value of output_iter must be equal or smaller "
+                                         "than max_iter.$"):
         SCML(max_iter=1, output_iter=2).fit(SQUARE)
     with pytest.raises(ValueError, match="'gamma' parameter of SCML must be"):
         SCML(gamma=0.0).fit(SQUARE)
+
+
+def test_metric_learns_private_basis_methods():
+    """metric-learn's tests call _generate_bases_dist_diff and _generate_bases_LDA: on points
+    along one line the only basis is that line (the toys of metric-learn's tests)."""
+    triplets = np.array([[0, 1, 2], [0, 1, 3], [1, 0, 2], [1, 0, 3],
+                         [2, 3, 1], [2, 3, 0], [3, 2, 1], [3, 2, 0]])
+    basis, n_basis = SCML_Supervised(n_basis=10)._generate_bases_dist_diff(triplets, LINE)
+    assert n_basis == 10
+    np.testing.assert_allclose(np.abs(basis), np.ones((10, 2)) / np.sqrt(2))
+    basis, n_basis = SCML_Supervised(n_basis=7)._generate_bases_LDA(LINE, [0, 0, 1, 1])
+    assert n_basis == 7
+    np.testing.assert_allclose(np.abs(basis), np.ones((7, 2)) / np.sqrt(2))
+    with pytest.raises(ValueError, match="row indices into X's 4 rows"):
+        SCML_Supervised()._generate_bases_dist_diff(triplets + 1, LINE)
 
 
 def test_basis_errors():
@@ -254,7 +271,7 @@ def test_basis_errors():
     with pytest.raises(ValueError, match="basis"):
         SCML(basis=np.array([[np.nan, 1.0]])).fit(SQUARE)
     with pytest.raises(ValueError, match=r"Number of features \(2\) is greater than the "
-                                         r"number of triplets \(1\)"):
+                                         r"number of triplets\(1\)"):
         SCML().fit(SQUARE[:1])
     with pytest.raises(ValueError, match="Not enough labelled samples to generate 12 LDA"):
         SCML_Supervised(n_basis=12).fit(np.array([[0, 0], [1, 1], [3, 3.]]), [1, 2, 3])
