@@ -19,7 +19,7 @@ from .._validation.arrays import (
 )
 from .._validation.magnitudes import check_distance_magnitude
 from .._validation.params import N_JOBS, Interval, Satisfies
-from ._tuples import form_pairs, form_points, input_ndim
+from ._tuples import form_pairs, form_points, input_ndim, resolve_preprocessor
 
 #: the parameter constraint of a metric-learn parameter kept under an old name: its
 #: placeholder default, or a new value (which the learner warns about)
@@ -59,10 +59,18 @@ class MahalanobisMixin(TransformerMixin):
     #: whether ``fit`` saw X (and so recorded its column names); Mahalanobis needs no fit
     _fit_saw_X = True
 
+    def _check_preprocessor(self):
+        """Resolve the ``preprocessor`` parameter into ``preprocessor_`` (metric-learn's
+        private step of the same name, which its tests call before querying an unfitted
+        learner; ``fit`` does the same)."""
+        self.preprocessor_ = resolve_preprocessor(getattr(self, "preprocessor", None))
+
     def _check_query(self, X, method, name="X"):
         preprocessor = getattr(self, "preprocessor_", None)
-        if preprocessor is not None and input_ndim(X) == 1:
-            arr = form_points(preprocessor, X, name=name)
+        if input_ndim(X) != 2 and hasattr(self, "preprocessor"):
+            # metric-learn's learners: indicators through the preprocessor, or metric-learn's
+            # error for the shape (which suggests a preprocessor: so only where there is one)
+            arr = form_points(preprocessor, X, name=name, estimator=self)
             check_n_features(self, arr, method)
             return arr
         if self._fit_saw_X:
@@ -142,8 +150,16 @@ class MahalanobisMixin(TransformerMixin):
             ``||P (x - y)||``, float64. The difference is taken before the map, so that
             near points far from the origin lose no digits.
         """
+        # metric-learn's order: a learner with a preprocessor must have resolved it (fit, or
+        # _check_preprocessor), then the pairs' shape is checked, then the fit; its tests
+        # expect the shape error from a learner whose preprocessor alone is resolved
+        if hasattr(self, "preprocessor"):
+            check_is_fitted(self, "preprocessor_")
+        else:
+            check_is_fitted(self, "components_")
+        preprocessor = getattr(self, "preprocessor_", None)
+        P = form_pairs(preprocessor, pairs, estimator=self)
         check_is_fitted(self, "components_")
-        P = form_pairs(getattr(self, "preprocessor_", None), pairs)
         check_n_features(self, P[:, 0], "pair_distance")
         check_distance_magnitude(P.reshape(-1, P.shape[2]), "pairs")
         diff = np.asarray(P[:, 0] - P[:, 1], dtype=np.float64)
@@ -174,35 +190,36 @@ class MahalanobisMixin(TransformerMixin):
         -------
         ndarray of shape (n_pairs,)
         """
+        # metric-learn's text, word for word ("pair_distances" included): its tests compare
+        # the warning by equality
         warnings.warn(
-            "score_pairs was deprecated in metric-learn 0.7.0 and will be removed; use "
-            "pair_distance for distances or pair_score for similarities.",
+            "score_pairs will be deprecated in release 0.7.0. Use pair_score to compute "
+            "similarity scores, or pair_distances to compute distances.",
             FutureWarning, stacklevel=2,
         )
         return self.pair_distance(pairs)
 
     def get_metric(self):
-        """A plain function ``metric(u, v, squared=False)`` of two 1-D points.
+        """A plain function ``metric(u, v, squared=False)`` of two points.
 
-        The function holds a copy of ``components_``: refitting the learner does not change
-        it. It works as a callable ``metric`` in scikit-learn and in fastdr (where passing the
-        learner itself, ``metric=learner``, is much faster: it runs compiled).
+        Each point is 1-D, or what scipy's distance functions also take (a single row, a
+        scalar for one feature). The function holds a copy of ``components_``: refitting the
+        learner does not change it. It works as a callable ``metric`` in scikit-learn and in
+        fastdr (where passing the learner itself, ``metric=learner``, is much faster: it runs
+        compiled).
 
         Returns
         -------
         callable
         """
         check_is_fitted(self, "components_")
-        P = np.array(self.components_, dtype=np.float64)
+        # a 1-D components_ (d,) is one row: the map to one dimension, as metric-learn's
+        # ``(u - v).dot(components_.T)`` reads it
+        P = np.atleast_2d(np.array(self.components_, dtype=np.float64))
 
         def metric(u, v, squared=False):
-            u = np.asarray(u, dtype=np.float64)
-            v = np.asarray(v, dtype=np.float64)
-            if u.ndim != 1 or v.ndim != 1 or u.shape != v.shape or u.shape[0] != P.shape[1]:
-                raise ValueError(
-                    f"metric takes two 1-D points of {P.shape[1]} features; got shapes "
-                    f"{u.shape} and {v.shape}."
-                )
+            u = _point(u, P.shape[1])
+            v = _point(v, P.shape[1])
             mapped = P @ (u - v)
             dist = float(mapped @ mapped)
             if not np.isfinite(dist):
@@ -213,6 +230,25 @@ class MahalanobisMixin(TransformerMixin):
             return dist if squared else float(np.sqrt(dist))
 
         return metric
+
+
+def _point(u, d):
+    """One point of ``get_metric``'s function as a 1-D float64 array of d entries.
+
+    Whatever scipy's distance functions accept (``scipy.spatial.distance._validate_vector``)
+    is accepted: a 1-D array or list, a row ``(1, d)`` or any shape with one non-trivial axis
+    (squeezed), a scalar (one feature); so the function is a drop-in ``metric`` wherever
+    scipy's are. Other shapes, and a wrong feature count, are refused.
+    """
+    arr = np.asarray(u, dtype=np.float64)
+    if arr.ndim != 1:
+        arr = np.atleast_1d(arr.squeeze())
+    if arr.ndim != 1 or arr.shape[0] != d:
+        raise ValueError(
+            f"metric takes two points of {d} features (1-D, or a single row); got shape "
+            f"{np.shape(u)}."
+        )
+    return arr
 
 
 def check_labelled_data(X, y, learner, needs="", min_classes=2):

@@ -63,8 +63,13 @@ def check_pair_labels(y, n_pairs, kinds=("similar", "dissimilar")):
                          f"{labels.shape}.")
     if labels.dtype.kind not in "iuf" or not np.isin(labels, (1, -1)).all():
         found = np.unique(labels)[:5].tolist() if labels.dtype.kind in "iufb" else labels.dtype
-        raise ValueError(f"y for pairs must hold only +1 ({plus}) and -1 ({minus}); got "
-                         f"{found}. Map your labels to +1 / -1.")
+        # metric-learn's message, word for word (its tests compare it by equality); fastdr's
+        # remedy, naming what y holds, as a PEP 678 note (shown in the traceback)
+        error = ValueError("When training on pairs, the labels (y) should contain only "
+                           "values in [-1, 1]. Found an incorrect value.")
+        error.add_note(f"y for pairs must hold only +1 ({plus}) and -1 ({minus}); got "
+                       f"{found}. Map your labels to +1 / -1.")
+        raise error
     return labels.astype(np.float64)
 
 

@@ -299,7 +299,7 @@ default="identity"
         """
         validate_params(self)
         self.preprocessor_ = resolve_preprocessor(self.preprocessor)
-        formed = form_tuples(self.preprocessor_, quadruplets, 4, "quadruplets")
+        formed = form_tuples(self.preprocessor_, quadruplets, 4, "quadruplets", estimator=self)
         return self._fit_quadruplets(formed, weights, check_random_state(self.random_state))
 
 

@@ -318,7 +318,7 @@ default=None
                     "into X. For class labels use MMC_Supervised."
                 )
             self.__dict__.pop("feature_names_in_", None)
-            formed = form_pairs(self.preprocessor_, pairs)
+            formed = form_pairs(self.preprocessor_, pairs, estimator=self)
             X, must, cannot = labelled_pairs_to_indices(formed, y)
             check_distance_magnitude(X, "pairs")
         else:

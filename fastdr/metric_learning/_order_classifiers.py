@@ -62,14 +62,16 @@ class _OrderClassifierMixin:
         """
         check_is_fitted(self, "components_")
         formed = form_tuples(getattr(self, "preprocessor_", None), tuples, self._tuple_size,
-                             self._tuple_name)
+                             self._tuple_name, estimator=self)
         d_first, d_second = tuple_distances(self, formed, (0, 1), self._second_pair,
                                             "decision_function")
         return d_second - d_first
 
     def score(self, tuples):
-        """The fraction of tuples predicted in the right order (a tie counts half for
-        quadruplets, whose ``predict`` gives 0 on a tie, as metric-learn's).
+        """The fraction of tuples predicted in the right order.
+
+        A tie counts half for quadruplets, whose ``predict`` gives 0 on a tie (as
+        metric-learn's).
 
         Parameters
         ----------
@@ -92,8 +94,9 @@ class TripletsClassifierMixin(_OrderClassifierMixin):
     _second_pair = (0, 2)
 
     def predict(self, triplets):
-        """+1 for each triplet whose first point is closer to the second than to the third,
-        -1 otherwise (a tie too, as in metric-learn).
+        """+1 for each triplet whose first point is closer to the second than to the third.
+
+        -1 otherwise, a tie included (as in metric-learn).
 
         Parameters
         ----------
@@ -116,8 +119,10 @@ class QuadrupletsClassifierMixin(_OrderClassifierMixin):
     _second_pair = (2, 3)
 
     def predict(self, quadruplets):
-        """The sign of :meth:`decision_function`: +1 when the first pair is the closer, -1
-        when the second is, 0 on a tie (as metric-learn's).
+        """The sign of :meth:`decision_function`.
+
+        +1 when the first pair is the closer, -1 when the second is, 0 on a tie (as
+        metric-learn's).
 
         Parameters
         ----------

@@ -20,6 +20,29 @@ class PairsClassifierMixin:
     (+1) when its distance is at most ``threshold_``.
     """
 
+    #: points per tuple: 2, pairs (metric-learn's attribute, which its tests read)
+    _tuple_size = 2
+
+    @staticmethod
+    def _validate_calibration_params(strategy="accuracy", min_rate=None, beta=1.0):
+        """Check the parameters of :meth:`calibrate_threshold` (metric-learn's private check
+        of the same name, which its tests call; fits check ``calibration_params`` with it).
+
+        Parameters
+        ----------
+        strategy : {"accuracy", "f_beta", "max_tpr", "max_tnr"}, default="accuracy"
+        min_rate : float in [0, 1] or None
+            Required for "max_tpr" and "max_tnr".
+        beta : float, default=1.0
+            For "f_beta".
+
+        Raises
+        ------
+        ValueError
+            With metric-learn's message, for a value out of its domain.
+        """
+        _check_calibration(strategy, min_rate, beta)
+
     def decision_function(self, pairs):
         """Minus the learned distance of each pair: larger means more similar.
 
@@ -112,8 +135,9 @@ class PairsClassifierMixin:
         from sklearn.metrics import precision_recall_curve, roc_curve
 
         check_is_fitted(self, "components_")
-        _check_calibration(strategy, min_rate, beta)
-        pairs = form_pairs(getattr(self, "preprocessor_", None), pairs_valid, "pairs_valid")
+        self._validate_calibration_params(strategy, min_rate, beta)
+        pairs = form_pairs(getattr(self, "preprocessor_", None), pairs_valid, "pairs_valid",
+                           estimator=self)
         y = check_pair_labels(y_valid, pairs.shape[0])
         if strategy != "accuracy" and np.unique(y).size < 2:
             raise ValueError(f"Strategy {strategy!r} needs both similar (+1) and dissimilar (-1) "
@@ -157,19 +181,23 @@ def check_calibration_params(params):
         # metric-learn's error class: its check takes the dict as keyword arguments
         raise TypeError(f"Unknown calibration parameters {unknown}; calibrate_threshold takes "
                         "strategy, min_rate and beta.")
-    _check_calibration(params.get("strategy", "accuracy"), params.get("min_rate"),
-                       params.get("beta", 1.0))
+    PairsClassifierMixin._validate_calibration_params(**params)
     return params
 
 
 def _check_calibration(strategy, min_rate, beta):
+    """The check of :meth:`PairsClassifierMixin._validate_calibration_params`.
+
+    The messages are metric-learn's, word for word (its tests compare them by equality; the
+    missing space in "in[0, 1]" is its own).
+    """
     if strategy not in STRATEGIES:
-        raise ValueError(f"Strategy can either be 'accuracy', 'f_beta', 'max_tpr' or "
-                         f"'max_tnr'. Got {strategy!r} instead.")
+        raise ValueError(f'Strategy can either be "accuracy", "f_beta" or "max_tpr" or '
+                         f'"max_tnr". Got "{strategy}" instead.')
     if strategy in ("max_tpr", "max_tnr"):
         if (min_rate is None or isinstance(min_rate, bool) or not isinstance(min_rate, Real)
                 or not 0 <= min_rate <= 1):
-            raise ValueError(f"Parameter min_rate must be a number in [0, 1]. Got {min_rate} "
+            raise ValueError(f"Parameter min_rate must be a number in[0, 1]. Got {min_rate} "
                              "instead.")
     if strategy == "f_beta" and (isinstance(beta, bool) or not isinstance(beta, Real)):
         raise ValueError(f"Parameter beta must be a real number. Got {type(beta)} instead.")

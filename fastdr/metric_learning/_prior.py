@@ -50,14 +50,26 @@ def prior_metric(prior, points, d, rng):
         cov = data_covariance(np.unique(points, axis=0))
         values, vectors = np.linalg.eigh(cov)
         if values.min() <= values.max() * d * np.finfo(np.float64).eps:
-            raise LinAlgError(
+            # metric-learn's messages, word for word (its tests compare them by equality);
+            # fastdr's remedy as a PEP 678 note (shown in the traceback)
+            error = LinAlgError(
                 "Unable to get a true inverse of the covariance matrix since it is not "
-                "definite (a constant or linearly dependent feature). Try another `prior`, "
-                "or remove such features first (for example with PCA)."
+                "definite. Try another `prior`, or an algorithm that does not require the "
+                "`prior` to be strictly positive definite."
             )
+            error.add_note("The covariance has a zero eigenvalue: a constant or linearly "
+                           "dependent feature. Remove such features first (for example with "
+                           "PCA), or pass prior='identity'.")
+            raise error
         return (vectors / values) @ vectors.T
     values = np.linalg.eigvalsh(0.5 * (A + A.T))
     if values.min() <= max(values.max(), 0.0) * d * np.finfo(np.float64).eps:
-        raise LinAlgError(f"You should provide a strictly positive definite matrix as "
-                          f"{what}. This one is not definite. Try another prior.")
+        error = LinAlgError(f"You should provide a strictly positive definite matrix as "
+                            f"{what}. This one is not definite. Try another prior, or an "
+                            "algorithm that does not require the prior to be strictly "
+                            "positive definite.")
+        error.add_note(f"Its smallest eigenvalue is {values.min():.3g} (largest "
+                       f"{values.max():.3g}); pass a matrix with all eigenvalues above 0, "
+                       "or prior='identity'.")
+        raise error
     return 0.5 * (A + A.T)

@@ -253,7 +253,7 @@ class SCML(TripletsClassifierMixin, _BaseSCML):
         """
         self._check_params()
         self.preprocessor_ = resolve_preprocessor(self.preprocessor)
-        formed = form_tuples(self.preprocessor_, triplets, 3, "triplets")
+        formed = form_tuples(self.preprocessor_, triplets, 3, "triplets", estimator=self)
         check_distance_magnitude(formed.reshape(-1, formed.shape[2]), "triplets")
         check_spread(formed.reshape(-1, formed.shape[2]), "triplets")
         X, T = distinct_points(formed)

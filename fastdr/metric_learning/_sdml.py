@@ -167,7 +167,7 @@ default="identity"
         calibration = check_calibration_params(calibration_params)
         self.__dict__.pop("threshold_", None)  # a failed refit must not keep the old one
         self.preprocessor_ = resolve_preprocessor(self.preprocessor)
-        formed = form_pairs(self.preprocessor_, pairs)
+        formed = form_pairs(self.preprocessor_, pairs, estimator=self)
         labels = check_pair_labels(y, formed.shape[0])
         self._fit_pairs(formed, labels, check_random_state(self.random_state))
         self.calibrate_threshold(formed, labels, **calibration)

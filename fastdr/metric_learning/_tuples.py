@@ -1,10 +1,14 @@
 """metric-learn's ``preprocessor``: points and tuples given as indices into a dataset.
 
 A learner built with ``preprocessor=X_all`` (an array) or ``preprocessor=f`` (a callable
-from an int array of indices to the rows they stand for) accepts, wherever it takes points,
-a 1-D array of indices, and wherever it takes pairs, an (n_pairs, 2) array of indices. The
-indices are checked here, in Python, before any row is read: numba and numpy fancy indexing
-on a bad index would fail far from the cause (or, in a kernel, read foreign memory).
+from a 1-D array of indicators, such as indices, ids or file names, to the rows they stand
+for) accepts, wherever it takes points, a 1-D array of indicators, and wherever it takes
+pairs, an (n_pairs, 2) array of them. Indices into an array preprocessor are checked here, in
+Python, before any row is read: numba and numpy fancy indexing on a bad index would fail far
+from the cause (or, in a kernel, read foreign memory).
+
+The errors for input of the wrong shape carry metric-learn's messages word for word (its
+tests compare them by equality), with fastdr's remedy as a PEP 678 note.
 """
 
 import numpy as np
@@ -28,6 +32,61 @@ def input_ndim(X):
     return np.asarray(X).ndim
 
 
+def estimator_context(estimator):
+    """metric-learn's ``" by Name"`` for the messages: the estimator's class name (or the
+    string given), or ``""`` without one."""
+    if estimator is None:
+        return ""
+    return " by " + (estimator if isinstance(estimator, str) else type(estimator).__name__)
+
+
+def input_error(X, expected, estimator=None, preprocessor=None, reshape_hint=False, note=None):
+    """metric-learn's ValueError for input of the wrong number of dimensions.
+
+    The text is metric-learn's ``make_error_input``, word for word: its tests compare the
+    message by equality. fastdr's own remedy, when there is one, goes in a PEP 678 note:
+    shown under the traceback, matched by ``pytest.raises(match=...)``, absent from
+    ``str(error)``.
+
+    Parameters
+    ----------
+    X : array-like
+        The input, shown in the message.
+    expected : {"points", "tuples"}
+    estimator : estimator, str or None
+        Named in the message (" by ITML").
+    preprocessor : None, callable or ndarray
+        With one, the message names the indicator form also accepted.
+    reshape_hint : bool
+        Add "and/or use a preprocessor" (metric-learn does so for a 1-D X of points and a
+        2-D array of tuples, when no preprocessor is set).
+    note : str or None
+        fastdr's remedy, added as a note.
+
+    Returns
+    -------
+    ValueError
+        To raise.
+    """
+    shown = X if hasattr(X, "nnz") else np.asarray(X)
+    formed = {"points": "2D array of formed points",
+              "tuples": "3D array of formed tuples"}[expected]
+    if preprocessor is not None:
+        indicators = {"points": "1D array of indicators",
+                      "tuples": "2D array of indicators"}[expected]
+        formed = f"{indicators} or {formed}"
+        when = " when using a preprocessor"
+    else:
+        when = ""
+    hint = " and/or use a preprocessor" if reshape_hint else ""
+    error = ValueError(f"{formed} expected{estimator_context(estimator)}{when}. Found "
+                       f"{input_ndim(X)}D array instead:\ninput={shown}. Reshape your data"
+                       f"{hint}.\n")
+    if note:
+        error.add_note(note)
+    return error
+
+
 def resolve_preprocessor(preprocessor):
     """The preprocessor a learner keeps as ``preprocessor_``: None, a callable, or an array.
 
@@ -46,15 +105,20 @@ def resolve_preprocessor(preprocessor):
 
 
 def _apply(preprocessor, indices, what):
-    """Rows for a 1-D array of indices, from an array or a callable preprocessor."""
+    """Rows for a 1-D array of indicators, from an array or a callable preprocessor.
+
+    An array preprocessor takes integer indices into its rows, checked here. A callable
+    receives the indicators as given: it defines what they are (ints, file names, ids), as
+    in metric-learn, so only its output is checked.
+    """
     idx = np.asarray(indices)
-    if idx.dtype.kind not in "iu":
-        raise ValueError(
-            f"With a preprocessor, {what} must be integer indices into the preprocessor's "
-            f"data; got dtype {idx.dtype}. Pass int indices, or formed points without a "
-            "preprocessor."
-        )
     if isinstance(preprocessor, np.ndarray):
+        if idx.dtype.kind not in "iu":
+            raise ValueError(
+                f"With an array preprocessor, {what} must be integer indices into its rows; "
+                f"got dtype {idx.dtype}. Pass int indices, a callable preprocessor that "
+                "reads these indicators, or formed points without a preprocessor."
+            )
         n = preprocessor.shape[0]
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
@@ -68,7 +132,7 @@ def _apply(preprocessor, indices, what):
     except Exception as exc:
         raise ValueError(
             f"The preprocessor raised {type(exc).__name__} on {what}: {exc}. A callable "
-            "preprocessor takes a 1-D int array of indices and returns one row per index."
+            "preprocessor takes a 1-D array of indicators and returns one row per indicator."
         ) from exc
     rows = check_array(rows, name=f"the preprocessor's output for {what}")
     if rows.shape[0] != idx.shape[0]:
@@ -79,17 +143,19 @@ def _apply(preprocessor, indices, what):
     return rows
 
 
-def form_points(preprocessor, X, name="X", min_samples=1):
-    """X as a validated 2-D float array: as given, or the preprocessor's rows for indices.
+def form_points(preprocessor, X, name="X", min_samples=1, estimator=None):
+    """X as a validated 2-D float array: as given, or the preprocessor's rows for indicators.
 
     Parameters
     ----------
     preprocessor : None, callable or ndarray
         The learner's ``preprocessor_``.
-    X : array-like of shape (n_samples, n_features), or of shape (n_samples,) of int with
-        a preprocessor.
+    X : array-like of shape (n_samples, n_features), or of shape (n_samples,) of indicators
+        with a preprocessor (int indices for an array preprocessor).
     name : str
     min_samples : int
+    estimator : estimator or None
+        Named in the messages, as metric-learn does (" by ITML").
 
     Returns
     -------
@@ -99,11 +165,13 @@ def form_points(preprocessor, X, name="X", min_samples=1):
     if preprocessor is not None and ndim == 1:
         X = _apply(preprocessor, X, name)
     elif ndim == 1:
-        raise ValueError(
-            f"{name} is 1-D: a 2-D array of points (n_samples, n_features) is expected. "
-            "Reshape it (X.reshape(-1, 1) for one feature, X.reshape(1, -1) for one point), "
-            "or build the learner with a preprocessor to pass indices."
-        )
+        raise input_error(
+            X, "points", estimator, reshape_hint=True,
+            note=f"{name} is 1-D: reshape it (X.reshape(-1, 1) for one feature, "
+                 "X.reshape(1, -1) for one point), or build the learner with a preprocessor "
+                 "to pass indices.")
+    elif ndim != 2:
+        raise input_error(X, "points", estimator, preprocessor)
     return check_array(X, name=name, min_samples=min_samples)
 
 
@@ -144,27 +212,33 @@ def check_spread(X, name="X"):
         )
 
 
-def form_pairs(preprocessor, pairs, name="pairs"):
+def form_pairs(preprocessor, pairs, name="pairs", estimator=None):
     """Pairs as a validated (n_pairs, 2, n_features) float array (:func:`form_tuples`)."""
-    return form_tuples(preprocessor, pairs, 2, name)
+    return form_tuples(preprocessor, pairs, 2, name, estimator=estimator)
 
 
 #: what a tuple of each size is called in the messages
 TUPLE_NAMES = {2: "pair", 3: "triplet", 4: "quadruplet"}
 
 
-def form_tuples(preprocessor, tuples, size, name="pairs"):
+def form_tuples(preprocessor, tuples, size, name="pairs", estimator=None):
     """Tuples of points as a validated (n_tuples, size, n_features) float array.
+
+    The messages for a wrong number of dimensions or of points per tuple are
+    metric-learn's, word for word (its tests compare them by equality), with fastdr's
+    remedy as a note.
 
     Parameters
     ----------
     preprocessor : None, callable or ndarray
         The learner's ``preprocessor_``.
     tuples : array-like of shape (n_tuples, size, n_features), or of shape (n_tuples, size)
-        of int with a preprocessor.
+        of indicators with a preprocessor (int indices for an array preprocessor).
     size : {2, 3, 4}
         Points per tuple: pairs, triplets or quadruplets.
     name : str
+    estimator : estimator or None
+        Named in the messages, as metric-learn does (" by ITML").
 
     Returns
     -------
@@ -175,23 +249,40 @@ def form_tuples(preprocessor, tuples, size, name="pairs"):
     if ndim == 2 and preprocessor is not None:
         idx = np.asarray(tuples)
         if idx.shape[1] != size:
-            raise ValueError(
-                f"{name} must have {size} columns (one index per point of a {kind}); got "
-                f"shape {idx.shape}."
-            )
+            raise _tuple_size_error(idx, size, name, estimator, indicators=True)
         tuples = np.stack([_apply(preprocessor, idx[:, j], name) for j in range(size)],
                           axis=1)
     elif ndim != 3:
-        hint = ("" if preprocessor is not None else
-                f", or build the learner with a preprocessor to pass (n_{kind}s, {size}) "
-                "indices")
-        raise ValueError(
-            f"{name} must be a 3-D array of formed {kind}s (n_{kind}s, {size}, n_features); "
-            f"got a {ndim}-D array. Stack each {kind}'s {size} points{hint}."
-        )
+        note = (f"{name} must be a 3-D array of formed {kind}s (n_{kind}s, {size}, "
+                f"n_features): stack each {kind}'s {size} points"
+                + ("." if preprocessor is not None else
+                   f", or build the learner with a preprocessor to pass (n_{kind}s, {size}) "
+                   "indices."))
+        raise input_error(tuples, "tuples", estimator, preprocessor,
+                          reshape_hint=ndim == 2 and preprocessor is None, note=note)
     T = check_array(tuples, name=name, ensure_2d=False)
-    if T.ndim != 3 or T.shape[1] != size or T.shape[2] < 1:
+    if T.ndim != 3 or T.shape[2] < 1:
         raise ValueError(
             f"{name} must have shape (n_{kind}s, {size}, n_features); got shape {T.shape}."
         )
+    if T.shape[1] != size:
+        raise _tuple_size_error(tuples, size, name, estimator)
     return T
+
+
+def _tuple_size_error(tuples, size, name, estimator, indicators=False):
+    """metric-learn's ValueError for tuples of the wrong number of points (its
+    ``check_tuple_size`` message, word for word), with fastdr's remedy as a note; for
+    ``indicators`` (an (n_tuples, k) array given to a preprocessor) the note names columns."""
+    shown = np.asarray(tuples)
+    kind = TUPLE_NAMES[size]
+    error = ValueError(f"Tuples of {size} element(s) expected{estimator_context(estimator)}. "
+                       f"Got tuples of {shown.shape[1]} element(s) instead "
+                       f"(shape={shown.shape}):\ninput={shown}.\n")
+    if indicators:
+        error.add_note(f"{name} must have {size} columns (one indicator per point of a "
+                       f"{kind}).")
+    else:
+        error.add_note(f"{name} must have shape (n_{kind}s, {size}, n_features): {size} "
+                       f"points per {kind}.")
+    return error

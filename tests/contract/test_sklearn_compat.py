@@ -43,8 +43,7 @@ def test_sklearn_estimator_checks(estimator, check):
 # the checks that need no fit (parameters, cloning, repr, tags) run and pass.
 _FITS_ON_2D_X = (
     "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
-    "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
-    "check_estimator_sparse_tag", "check_estimators_dtypes",
+    "check_dtype_object", "check_estimators_dtypes",
     "check_estimators_empty_data_messages", "check_estimators_fit_returns_self",
     "check_estimators_nan_inf", "check_estimators_overwrite_params", "check_estimators_pickle",
     "check_f_contiguous_array_estimator", "check_fit2d_1feature", "check_fit2d_1sample",
@@ -57,14 +56,18 @@ _FITS_ON_2D_X = (
 )
 # the checks that also fit on 2-D X but apply to some learners only: an iterative learner's
 # n_iter_ (SDML's graphical lasso has none), fit(X, y=None) where fit takes labels (ITML and
-# SDML take labelled pairs), and fit(X, y) on 1-D X where fit takes no y (SCML's, as
-# metric-learn's, takes triplets only: the extra y is a TypeError, not the ValueError asked)
+# SDML take labelled pairs), fit(X, y) on 1-D X where fit takes no y (SCML's, as
+# metric-learn's, takes triplets only: the extra y is a TypeError, not the ValueError asked),
+# and sparse X where the error must name sparse input (MMC's fit also takes a 2-D X, with its
+# index pairs; SCML's takes no y); the other learners' shape error passes those checks
+_SPARSE = ("check_estimator_sparse_array", "check_estimator_sparse_matrix",
+           "check_estimator_sparse_tag")
 _ALSO_FITS_ON_2D_X = {
-    "MMC": ("check_transformer_n_iter",),
+    "MMC": ("check_transformer_n_iter", *_SPARSE),
     "ITML": ("check_requires_y_none", "check_transformer_n_iter"),
     "SDML": ("check_requires_y_none",),
     "LSML": ("check_transformer_n_iter",),
-    "SCML": ("check_fit1d", "check_transformer_n_iter"),
+    "SCML": ("check_fit1d", "check_transformer_n_iter", *_SPARSE),
 }
 TUPLE_LEARNERS = list(_ALSO_FITS_ON_2D_X)
 

@@ -8,7 +8,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 import fastdr
-from fastdr.metric_learning import LFDA, Covariance, Mahalanobis, RCA_Supervised
+from fastdr.metric_learning import ITML, LFDA, Covariance, Mahalanobis, RCA_Supervised
 
 from ..estimators import fit_estimator, make_estimator, small_data
 
@@ -27,7 +27,7 @@ def test_pair_distance_score_and_metric_agree_with_the_matrix(name):
     expected = np.sqrt(np.einsum("ij,jk,ik->i", X[:12] - X[20:32], M, X[:12] - X[20:32]))
     np.testing.assert_allclose(learner.pair_distance(pairs), expected, rtol=1e-10)
     np.testing.assert_array_equal(learner.pair_score(pairs), -learner.pair_distance(pairs))
-    with pytest.warns(FutureWarning, match="score_pairs was deprecated"):
+    with pytest.warns(FutureWarning, match="score_pairs will be deprecated in release 0.7.0"):
         np.testing.assert_array_equal(learner.score_pairs(pairs), learner.pair_distance(pairs))
     metric = learner.get_metric()
     assert metric(X[0], X[20]) == pytest.approx(expected[0], rel=1e-12)
@@ -45,8 +45,22 @@ def test_get_metric_holds_a_copy_of_the_map():
     before = metric(X[0], X[1])
     cov.fit(X * 3.0)
     assert metric(X[0], X[1]) == before
-    with pytest.raises(ValueError, match="two 1-D points of 5 features"):
+    with pytest.raises(ValueError, match="two points of 5 features"):
         metric(X[0], X[1, :3])
+
+
+def test_get_metric_takes_what_scipy_distances_take():
+    X, _ = small_data()
+    metric = Covariance().fit(X).get_metric()
+    expected = metric(X[0], X[1])
+    # lists and single rows, as scipy.spatial.distance's functions accept them
+    assert metric(X[0].tolist(), X[1].tolist()) == expected
+    assert metric(X[0][None], X[1][None]) == expected
+    with pytest.raises(ValueError, match=r"two points of 5 features.*got shape \(2, 5\)"):
+        metric(X[:2], X[1])
+    # one feature: scalars and (1, 1) arrays are points
+    one = Mahalanobis(weights=[4.0]).fit(X[:, :1]).get_metric()
+    assert one(5.0, 6.5) == one([5.0], [6.5]) == one([[5.0]], [[6.5]]) == pytest.approx(3.0)
 
 
 def test_pair_distance_keeps_digits_far_from_the_origin():
@@ -60,7 +74,7 @@ def test_pair_distance_keeps_digits_far_from_the_origin():
 
 @pytest.mark.parametrize("bad, match", [
     (np.zeros((4, 5)), "3-D array of formed pairs"),
-    (np.zeros((4, 3, 5)), r"shape \(n_pairs, 2, n_features\)"),
+    (np.zeros((4, 3, 5)), r"^Tuples of 2 element\(s\) expected by Covariance\. Got tuples of 3 "),
     (np.zeros((4, 2, 3)), "3 features"),
 ])
 def test_pair_distance_bad_shapes(bad, match):
@@ -114,6 +128,48 @@ def test_bad_indices_are_refused_before_any_row_is_read(indices, match):
         cov.pair_distance(np.column_stack([indices, indices]))
     with pytest.raises(ValueError, match=match):
         Covariance(preprocessor=X).fit(indices)
+
+
+def test_a_callable_preprocessor_receives_the_indicators_as_given():
+    # a callable defines its indicators (ids, file names): they reach it unconverted
+    X, y = small_data()
+    ids = np.array([f"id{i}" for i in range(90)])
+    seen = []
+
+    def load(indicators):
+        seen.append(indicators)
+        return X[[int(name[2:]) for name in indicators]]
+
+    by_id = LFDA(k=3, preprocessor=load).fit(ids, y)
+    assert seen[0].dtype.kind == "U"
+    np.testing.assert_array_equal(by_id.components_, LFDA(k=3).fit(X, y).components_)
+    np.testing.assert_array_equal(by_id.pair_distance(np.array([["id0", "id5"]])),
+                                  by_id.pair_distance(X[[0, 5]][None]))
+
+
+def test_shape_errors_are_metric_learn_s_with_fastdr_s_remedy_as_a_note():
+    X, _ = small_data()
+    cov = Covariance().fit(X)
+    with pytest.raises(ValueError) as raised:
+        cov.transform(X[0])
+    assert str(raised.value) == ("2D array of formed points expected by Covariance. Found 1D "
+                                 f"array instead:\ninput={X[0]}. Reshape your data and/or use "
+                                 "a preprocessor.\n")
+    assert "X.reshape(1, -1) for one point" in raised.value.__notes__[0]
+    # learners without a preprocessor parameter keep fastdr's message, which names no
+    # preprocessor
+    with pytest.raises(ValueError, match="Expected a 2-D array for X"):
+        Mahalanobis(weights=np.ones(5)).fit(X).transform(X[0])
+
+
+def test_pair_learners_have_metric_learn_s_calibration_check():
+    ITML._validate_calibration_params()
+    ITML()._validate_calibration_params(strategy="max_tnr", min_rate=0.2)
+    with pytest.raises(ValueError, match='Got "weird" instead'):
+        ITML._validate_calibration_params(strategy="weird")
+    with pytest.raises(ValueError, match=r"min_rate must be a number in\[0, 1\]. Got 1.2 "):
+        ITML._validate_calibration_params(strategy="max_tpr", min_rate=1.2)
+    assert ITML._tuple_size == 2
 
 
 def test_a_failing_or_wrong_callable_preprocessor_is_named():
