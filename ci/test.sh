@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI: install the test extras and run the suite exactly as the README says; then ruff,
-# scikit-learn's own test files for the estimators fastdr replaces, the documentation build
+# scikit-learn's and metric-learn's own test files for the estimators fastdr replaces, the
+# documentation build
 # (warnings as errors, gallery executed, pages checked in a browser), the kernel tests under
 # NUMBA_BOUNDSCHECK=1 with every numba-internals fallback forced, the coverage pass (kernels
 # run as Python with NUMBA_DISABLE_JIT=1 so their lines count), the built wheel installed in
@@ -54,6 +55,11 @@ step ruff
 # files; its known failures listed with their reasons in ci/sklearn_suites/known_failures.txt)
 PYTHON="$PYTHON" bash ci/sklearn_suites.sh --pinned-venv
 step "scikit-learn's suites"
+# --- metric-learn 0.7.0's own test files with fastdr's learners swapped in (a venv over this
+# environment with metric-learn installed --no-deps; its known failures listed with their
+# reasons in ci/metric_learn_suite/known_failures.txt)
+PYTHON="$PYTHON" bash ci/metric_learn_suite.sh --venv
+step "metric-learn's suite"
 # --- the documentation: Sphinx with warnings as errors, the gallery executed, the HTML
 # checked statically and in headless Chromium (it installs the docs extras into the main
 # environment: before the checked kernels import from it)

@@ -74,7 +74,17 @@ class _BaseMMC(MahalanobisMixin, BaseEstimator):
         if init == "identity":
             return np.eye(d)
         if init == "covariance":
-            return np.linalg.pinv(np.atleast_2d(np.cov(X, rowvar=False)), hermitian=True)
+            cov = np.atleast_2d(np.cov(X, rowvar=False))
+            values = np.linalg.eigvalsh(cov)
+            if values.min() <= values.max() * d * np.finfo(np.float64).eps:
+                # metric-learn's warning, word for word (its tests compare it)
+                warnings.warn("The covariance matrix is not invertible: using the "
+                              "pseudo-inverse instead.To make the covariance matrix "
+                              "invertible you can remove any linearly dependent features "
+                              "and/or reduce the dimensionality of your input, for instance "
+                              "using `sklearn.decomposition.PCA` as a preprocessing step.",
+                              UserWarning, stacklevel=5)
+            return np.linalg.pinv(cov, hermitian=True)
         B = rng.standard_normal((d, d))
         return B @ B.T / d + 1e-3 * np.eye(d)
 

@@ -198,3 +198,19 @@ def test_a_start_that_separates_no_pair_is_named(rng):
     with pytest.raises(ValueError, match="gives every cannot-link pair distance 0"):
         MMC(diagonal=True, init=np.zeros((4, 4))).fit(X, must_link=index[:n],
                                                        cannot_link=index[n:])
+
+
+def test_singular_covariance_start_warns_and_uses_the_pseudo_inverse():
+    """init="covariance" on linearly dependent features: metric-learn's warning (its text,
+    which its tests compare), pointing at the caller, and the pseudo-inverse as the start."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    X = np.c_[X, X[:, 0] + X[:, 1]]
+    y = np.repeat([0, 1], 20)
+    with pytest.warns(UserWarning, match="^The covariance matrix is not invertible: using the "
+                                         "pseudo-inverse instead") as record:
+        MMC_Supervised(init="covariance", random_state=0, max_iter=5).fit(X, y)
+    assert any(w.filename == __file__ for w in record)
+    start = MMC_Supervised(init="covariance")._initial_matrix(X, None)
+    np.testing.assert_allclose(start, np.linalg.pinv(np.cov(X, rowvar=False)), rtol=1e-8,
+                               atol=1e-10)
