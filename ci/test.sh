@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # CI: install the test extras and run the suite exactly as the README says; then ruff,
 # scikit-learn's and metric-learn's own test files for the estimators fastdr replaces, the
-# documentation build
-# (warnings as errors, gallery executed, pages checked in a browser), the kernel tests under
-# NUMBA_BOUNDSCHECK=1 with every numba-internals fallback forced, the coverage pass (kernels
+# documentation build (warnings as errors, gallery executed, pages checked in a browser), the
+# kernel tests under NUMBA_BOUNDSCHECK=1 with every numba-internals fallback forced, the coverage pass (kernels
 # run as Python with NUMBA_DISABLE_JIT=1 so their lines count), the built wheel installed in
 # a fresh venv with the oldest versions declared (the main run has the newest) running the
 # version-sensitive tests, and last the `slow` bench smoke runs, which need the bench extras.

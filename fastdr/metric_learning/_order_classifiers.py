@@ -43,7 +43,7 @@ def tuple_distances(learner, tuples, first, second, name):
 class _OrderClassifierMixin:
     """The shared methods; subclasses set ``_tuple_size`` and ``_second_pair``."""
 
-    #: metric-learn's (fixed) classes of tuple learners
+    # metric-learn's (fixed) classes of tuple learners
     classes_ = np.array([0, 1])
 
     def decision_function(self, tuples):
