@@ -182,7 +182,10 @@ def knn_accuracy(X, y, components, n_neighbors=5, folds=5):
     from sklearn.model_selection import cross_val_score
     from sklearn.neighbors import KNeighborsClassifier
 
-    Z = np.asarray(X, dtype=np.float64) @ np.asarray(components, dtype=np.float64).T
+    components = np.asarray(components, dtype=np.float64)
+    if components.shape[0] == 0:  # a map to no dimension (metric-learn's SCML with no
+        components = np.zeros((1, np.shape(X)[1]))  # weight left): every distance is 0
+    Z = np.asarray(X, dtype=np.float64) @ components.T
     return float(cross_val_score(KNeighborsClassifier(n_neighbors), Z, y, cv=folds).mean())
 
 

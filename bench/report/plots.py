@@ -37,8 +37,9 @@ def _scaling_axis(ax, curve, axis, title):
         slope = series.get("slope")
         ax.loglog(series["x"], series["seconds"], "o-", color=COLOURS.get(label),
                   label=f"{label} (slope {slope:.2f})" if slope is not None else label)
-    _style(ax, f"m (d={curve['fixed']})" if axis == "m" else f"d (m={curve['fixed']:,})",
-           "median time (s)", title, legend=bool(curve["series"]))
+    fixed = curve["fixed"]
+    held = "" if fixed is None else (f" (d={fixed})" if axis == "m" else f" (m={fixed:,})")
+    _style(ax, axis + held, "median time (s)", title, legend=bool(curve["series"]))
 
 
 def scaling_figure(entries, path, overview=False):
@@ -154,8 +155,11 @@ def draw_all(results, out):
     for entry in results["scaling"]:
         by_area.setdefault(entry["area"], []).append(entry)
     for area, entries in by_area.items():
-        scaling_figure(entries, out / f"scaling_{area}.png")
-        names.append(f"scaling_{area}.png")
+        # a headline-only workload (one size, no curve) has nothing to draw
+        entries = [e for e in entries if e["vs_m"]["series"] or e["vs_d"]["series"]]
+        if entries:
+            scaling_figure(entries, out / f"scaling_{area}.png")
+            names.append(f"scaling_{area}.png")
     for entry in results["embeddings"]:
         if any(m["fastdr"] is not None or m["anchor"] is not None for m in entry["methods"]):
             embeddings_figure(entry, out / f"embeddings_{entry['kind']}.png")
