@@ -189,6 +189,14 @@ def knn_accuracy(X, y, components, n_neighbors=5, folds=5):
     return float(cross_val_score(KNeighborsClassifier(n_neighbors), Z, y, cv=folds).mean())
 
 
+def accuracy_slack(accuracy, m):
+    """Two standard errors of an accuracy estimated on m points (Agresti-Coull, so that an
+    anchor at 100% still leaves a point or two of slack): how far below an anchor's accuracy
+    another solver of the same problem may land on small, noisy data."""
+    shrunk = (accuracy * m + 2.0) / (m + 4.0)
+    return 2.0 * np.sqrt(shrunk * (1.0 - shrunk) / m)
+
+
 def mlkr_loss(X, y, components, block=512):
     """MLKR's loss: the leave-one-out squared error of Gaussian kernel regression in the
     metric, ``sum_i (y_i - sum_{j != i} k_ij y_j / sum_{j != i} k_ij)^2`` with ``k_ij =

@@ -22,8 +22,7 @@ def _accuracy_agreement(fast, anchor, data):
     standard errors (Agresti-Coull) that two solvers of one problem need on small data."""
     mine = agreement.knn_accuracy(data.X, data.y, fast.components_, n_neighbors=3)
     theirs = agreement.knn_accuracy(data.X, data.y, anchor.components_, n_neighbors=3)
-    shrunk = (theirs * data.m + 2.0) / (data.m + 4.0)
-    slack = 2.0 * np.sqrt(shrunk * (1.0 - shrunk) / data.m)
+    slack = agreement.accuracy_slack(theirs, data.m)
     return agreement.Agreement(
         "3-NN accuracy (5-fold)", mine, bool(mine >= theirs - slack),
         f"anchor {theirs:.4f}; ok if >= anchor - {slack:.4f} (two standard errors)")

@@ -99,9 +99,7 @@ def _mmc_agreement(fast, anchor, data):
     acc_theirs = agreement.knn_accuracy(data.X, data.y, anchor.components_)
     # both solve the same problem, so on small noisy inputs the accuracies differ by a few
     # points either way: "as good" means not worse by two standard errors of the estimate
-    # (Agresti-Coull, so that an anchor at 100% still leaves a point or two of slack)
-    shrunk = (acc_theirs * data.m + 2.0) / (data.m + 4.0)
-    slack = 2.0 * np.sqrt(shrunk * (1.0 - shrunk) / data.m)
+    slack = agreement.accuracy_slack(acc_theirs, data.m)
     ok = mine <= 1.05 * theirs and acc_mine >= acc_theirs - slack
     return agreement.Agreement(
         "MMC objective (scale-free)", mine, bool(ok),
