@@ -37,6 +37,47 @@ def renamed(learner, old, new):
     return value
 
 
+#: metric-learn's ``n_components``: any int or None when the learner is built, checked at fit
+#: against the data by :func:`metric_learn_n_components` (metric-learn's one message for 0,
+#: negatives and too many alike)
+METRIC_LEARN_N_COMPONENTS = [Integral, None]
+
+
+def metric_learn_n_components(n_components, d, estimator, why="the map has at most one row "
+                              "per feature"):
+    """metric-learn's rule for ``n_components`` on data of d features: None means d.
+
+    Parameters
+    ----------
+    n_components : int or None
+    d : int
+        Features of the training data.
+    estimator : str
+        The learner's name, for the note.
+    why : str
+        Why d is the limit, for the note.
+
+    Returns
+    -------
+    int
+        The number of rows of the map.
+
+    Raises
+    ------
+    ValueError
+        metric-learn's message (its tests compare it for equality), with fastdr's reason and
+        remedy as a note (PEP 678: shown by the traceback, not part of ``str``).
+    """
+    if n_components is None:
+        return d
+    if 0 < n_components <= d:
+        return int(n_components)
+    error = ValueError(f"Invalid n_components, must be in [1, {d}]")
+    error.add_note(f"{estimator}: n_components={n_components} is outside 1 .. n_features = "
+                   f"{d} ({why}). Pass an int from 1 to {d}, or None for {d}.")
+    raise error
+
+
 #: Parameters that NCA and MMC share, with their constraints (see ``validate_params``).
 LEARNER_CONSTRAINTS = {
     "n_components": [Interval(Integral, 1, None, closed="left"), None],

@@ -13,8 +13,14 @@ import numpy as np
 from scipy.linalg import LinAlgError, eigh
 
 from .._base import BaseEstimator
-from .._validation.params import Interval, StrOptions, check_n_components, validate_params
-from ._base import MahalanobisMixin, check_labelled_data, data_span
+from .._validation.params import Interval, StrOptions, validate_params
+from ._base import (
+    METRIC_LEARN_N_COMPONENTS,
+    MahalanobisMixin,
+    check_labelled_data,
+    data_span,
+    metric_learn_n_components,
+)
 from ._tuples import fit_points
 
 #: rows of a class per block of affinities: BLOCK x n_c float64 at most (64 MB at n_c = 4M)
@@ -209,7 +215,7 @@ default=None
     """
 
     _parameter_constraints = {
-        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "n_components": METRIC_LEARN_N_COMPONENTS,
         "k": [Interval(Integral, 1, None, closed="left"), None],
         "embedding_type": [StrOptions({"weighted", "orthonormalized", "plain"})],
         "preprocessor": ["array-like", callable, None],
@@ -243,9 +249,7 @@ default=None
         validate_params(self)
         X, _, codes = check_labelled_data(fit_points(self, X), y, "LFDA")
         n, d = X.shape
-        dim = check_n_components(self.n_components, d, estimator="LFDA",
-                                 limit="n_features")
-        dim = d if dim is None else dim
+        dim = metric_learn_n_components(self.n_components, d, "LFDA")
         k = self._neighbour_rank(d)
 
         Xf = np.asarray(X, dtype=np.float64)

@@ -17,14 +17,19 @@ from .._base import BaseEstimator
 from .._validation.params import (
     N_JOBS,
     Interval,
-    StrOptions,
-    check_n_components,
     validate_params,
 )
 from ..neighbors._search import knn_brute
-from ._base import DEPRECATED, MahalanobisMixin, check_labelled_data, renamed
+from ._base import (
+    DEPRECATED,
+    METRIC_LEARN_N_COMPONENTS,
+    MahalanobisMixin,
+    check_labelled_data,
+    metric_learn_n_components,
+    renamed,
+)
 from ._lmnn_loss import LMNNLoss
-from ._nca_init import metric_learn_start
+from ._nca_init import check_init_name, metric_learn_start
 from ._tuples import fit_points
 
 
@@ -122,7 +127,8 @@ n_features), default="auto"
     """
 
     _parameter_constraints = {
-        "init": [StrOptions({"auto", "pca", "lda", "identity", "random"}), np.ndarray],
+        # metric-learn's words for a bad init (check_init_name, in fit)
+        "init": "no_validation",
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "min_iter": [Interval(Integral, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -131,7 +137,7 @@ n_features), default="auto"
         "convergence_tol": [Interval(Real, 0, None, closed="left")],
         "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
         "preprocessor": ["array-like", callable, None],
-        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "n_components": METRIC_LEARN_N_COMPONENTS,
         "random_state": ["random_state"],
         "k": [DEPRECATED, Interval(Integral, 1, None, closed="left")],
         "n_jobs": N_JOBS,
@@ -170,6 +176,7 @@ n_features), default="auto"
         self
         """
         validate_params(self)
+        check_init_name(self.init, ["auto", "pca", "identity", "random", "lda"], self)
         k = renamed(self, "k", "n_neighbors")
         X, _, codes = check_labelled_data(fit_points(self, X), y, "LMNN",
                                           needs=" (impostors are points of other classes)")
@@ -182,8 +189,7 @@ n_features), default="auto"
                 f"point is not its own neighbour). Lower n_neighbors to at most "
                 f"{smallest - 1}, or drop or merge the small classes."
             )
-        r = check_n_components(self.n_components, d, estimator="LMNN", limit="n_features")
-        r = d if r is None else r
+        r = metric_learn_n_components(self.n_components, d, "LMNN")
         X = np.asarray(X, dtype=np.float64)
         L = metric_learn_start(self.init, X, codes, r, self.random_state, self.verbose)
         # the loss depends only on differences of points: centring costs nothing and keeps

@@ -16,15 +16,13 @@ from .._validation.arrays import check_X_y
 from .._validation.params import (
     N_JOBS,
     Interval,
-    StrOptions,
-    check_n_components,
     check_random_state,
     validate_params,
 )
 from ..exceptions import ConvergenceWarning
-from ._base import MahalanobisMixin
+from ._base import METRIC_LEARN_N_COMPONENTS, MahalanobisMixin, metric_learn_n_components
 from ._nca import row_partition
-from ._nca_init import check_init_array, pca_start
+from ._nca_init import check_init_array, check_init_name, pca_start
 from ._tuples import fit_points
 
 
@@ -114,8 +112,9 @@ n_features), default="auto"
     """
 
     _parameter_constraints = {
-        "n_components": [Interval(Integral, 1, None, closed="left"), None],
-        "init": [StrOptions({"auto", "pca", "identity", "random"}), np.ndarray],
+        "n_components": METRIC_LEARN_N_COMPONENTS,
+        # metric-learn's words for a bad init (check_init_name, in fit)
+        "init": "no_validation",
         "tol": [Interval(Real, 0, None, closed="left"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
@@ -154,12 +153,12 @@ n_features), default="auto"
         self
         """
         validate_params(self)
+        check_init_name(self.init, ["auto", "pca", "identity", "random"], self)
         X, y = check_X_y(fit_points(self, X), y, min_samples=2, y_numeric=True)
         X = np.ascontiguousarray(X, dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.float64)
         n, d = X.shape
-        r = check_n_components(self.n_components, d, estimator="MLKR", limit="n_features")
-        r = d if r is None else r
+        r = metric_learn_n_components(self.n_components, d, "MLKR")
         A = self._start(X, r)
         self.n_iter_ = 0
         started = time.time()

@@ -19,8 +19,10 @@ from ..exceptions import ConvergenceWarning, compatible
 from ._base import (
     DEPRECATED,
     LEARNER_CONSTRAINTS,
+    METRIC_LEARN_N_COMPONENTS,
     MahalanobisMixin,
     components_from_psd,
+    metric_learn_n_components,
     project_psd,
     renamed,
 )
@@ -41,6 +43,7 @@ class _BaseMMC(MahalanobisMixin, BaseEstimator):
 
     _parameter_constraints = {
         **LEARNER_CONSTRAINTS,
+        "n_components": METRIC_LEARN_N_COMPONENTS,
         "diagonal": ["boolean"],
         "diagonal_c": [Interval(Real, 0, None, closed="neither")],
         "max_proj": [Interval(Integral, 1, None, closed="left")],
@@ -95,11 +98,8 @@ class _BaseMMC(MahalanobisMixin, BaseEstimator):
     def _solve(self, X, must, cannot, rng, tol):
         X = np.ascontiguousarray(X, dtype=np.float64)
         m, d = X.shape
-        if self.n_components is not None and self.n_components > d:
-            raise ValueError(
-                f"n_components={self.n_components} is larger than n_features={d}: the factor "
-                f"of a {d} x {d} matrix has at most {d} rows. Pass n_components <= {d}."
-            )
+        metric_learn_n_components(self.n_components, d, type(self).__name__,
+                                  f"the factor of a {d} x {d} matrix has at most {d} rows")
         A0 = self._initial_matrix(X, rng)
         name = type(self).__name__
         log = IterationLog(name, self.max_iter, self.verbose)

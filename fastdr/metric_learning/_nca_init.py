@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validation.arrays import check_array
 from .._validation.params import check_random_state
+from ..exceptions import InvalidParameterError, compatible
 
 
 def check_init_array(init, n_features, n_components):
@@ -27,25 +28,57 @@ def check_init_array(init, n_features, n_components):
     """
     A = check_array(init, name="init", dtype=np.float64)
     r, d = A.shape
+    # scikit-learn's and metric-learn's sentences as the message (metric-learn's tests compare
+    # it for equality), fastdr's remedy as a note (PEP 678: in the traceback, not in str)
     if d != n_features:
-        raise ValueError(
+        _raise_with_note(
             f"The input dimensionality ({d}) of the given linear transformation `init` must "
-            f"match the dimensionality of the given inputs `X` ({n_features}). Pass an init "
-            f"of shape (n_components, {n_features})."
-        )
+            f"match the dimensionality of the given inputs `X` ({n_features}).",
+            f"Pass an init of shape (n_components, {n_features}).")
     if r > d:
-        raise ValueError(
+        _raise_with_note(
             f"The output dimensionality ({r}) of the given linear transformation `init` cannot "
-            f"be greater than its input dimensionality ({d}). Pass at most {d} rows."
-        )
+            f"be greater than its input dimensionality ({d}).",
+            f"Pass at most {d} rows.")
     if n_components is not None and n_components != r:
-        raise ValueError(
+        _raise_with_note(
             f"The preferred dimensionality of the projected space `n_components` "
             f"({n_components}) does not match the output dimensionality of the given linear "
-            f"transformation `init` ({r})! Pass an init of shape ({n_components}, {d}) or "
-            f"n_components=None."
-        )
+            f"transformation `init` ({r})!",
+            f"Pass an init of shape ({n_components}, {d}) or n_components=None.")
     return np.array(A, dtype=np.float64, order="C")
+
+
+def _raise_with_note(message, note):
+    error = ValueError(message)
+    error.add_note(note)
+    raise error
+
+
+def check_init_name(init, names, estimator):
+    """Refuse an ``init`` that is neither one of ``names`` nor an ndarray, in metric-learn's
+    words (its tests compare them for equality); fastdr's usual parameter message is the note.
+
+    Parameters
+    ----------
+    init : object
+    names : list of str
+        The allowed names, in metric-learn's order.
+    estimator : object
+        The learner, for the note.
+
+    Raises
+    ------
+    fastdr.exceptions.InvalidParameterError
+    """
+    if isinstance(init, np.ndarray) or (isinstance(init, str) and init in names):
+        return
+    listed = "', '".join(names)
+    error = compatible(InvalidParameterError)(
+        f"`init` must be '{listed}' or a numpy array of shape (n_components, n_features).")
+    error.add_note(f"The 'init' parameter of {type(estimator).__name__} must be one of "
+                   f"{names} or an ndarray. Got {init!r} instead.")
+    raise error
 
 
 def resolve_init(init, r, n_samples, n_features, n_classes):

@@ -10,11 +10,16 @@ import scipy.optimize
 from .._base import BaseEstimator
 from .._runtime.blas import single_threaded_blas
 from .._runtime.progress import IterationLog
-from .._validation.params import N_JOBS, Interval, StrOptions, validate_params
+from .._validation.params import N_JOBS, Interval, validate_params
 from ..exceptions import ConvergenceWarning, compatible
-from ._base import MahalanobisMixin, check_labelled_data
+from ._base import (
+    METRIC_LEARN_N_COMPONENTS,
+    MahalanobisMixin,
+    check_labelled_data,
+    metric_learn_n_components,
+)
 from ._nca import nca_objective_gradient
-from ._nca_init import metric_learn_start
+from ._nca_init import check_init_name, metric_learn_start
 from ._tuples import fit_points
 
 
@@ -75,8 +80,9 @@ class NCA(MahalanobisMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "init": [StrOptions({"auto", "pca", "lda", "identity", "random"}), np.ndarray],
-        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        # metric-learn's words for a bad init (check_init_name, in fit)
+        "init": "no_validation",
+        "n_components": METRIC_LEARN_N_COMPONENTS,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left"), None],
         "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
@@ -114,12 +120,10 @@ class NCA(MahalanobisMixin, BaseEstimator):
         self
         """
         validate_params(self)
+        check_init_name(self.init, ["auto", "pca", "identity", "random", "lda"], self)
         X, _, codes = check_labelled_data(fit_points(self, X), y, "NCA", min_classes=1)
         m, d = X.shape
-        if self.n_components is not None and self.n_components > d:
-            raise ValueError(f"Invalid n_components, must be in [1, {d}]; got "
-                             f"n_components={self.n_components}.")
-        r = d if self.n_components is None else self.n_components
+        r = metric_learn_n_components(self.n_components, d, "NCA")
         codes = np.asarray(codes, dtype=np.int64)
         started = time.time()
         A0 = metric_learn_start(self.init, X, codes, r, self.random_state, self.verbose)

@@ -15,11 +15,17 @@ from scipy.linalg import eigh
 from .._base import BaseEstimator
 from .._validation.params import (
     Interval,
-    check_n_components,
     check_random_state,
     validate_params,
 )
-from ._base import DEPRECATED, MahalanobisMixin, data_span, renamed
+from ._base import (
+    DEPRECATED,
+    METRIC_LEARN_N_COMPONENTS,
+    MahalanobisMixin,
+    data_span,
+    metric_learn_n_components,
+    renamed,
+)
 from ._constraints import _integers, partial_label_codes
 from ._covariance import data_covariance
 from ._tuples import fit_points
@@ -181,7 +187,7 @@ default=None
     """
 
     _parameter_constraints = {
-        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "n_components": METRIC_LEARN_N_COMPONENTS,
         "preprocessor": ["array-like", callable, None],
     }
 
@@ -213,14 +219,13 @@ default=None
     def _fit_chunks(self, X, chunks):
         """Learn M from formed points X and chunklet labels."""
         d = X.shape[1]
-        dim = check_n_components(self.n_components, d, estimator=type(self).__name__,
-                                 limit="n_features")
+        dim = metric_learn_n_components(self.n_components, d, type(self).__name__)
         if chunks is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
                              "is None: pass the chunklet labels.")
         chunks = check_chunks(chunks, X.shape[0])
         C, chunked = within_chunklet_covariance(X, chunks)
-        self.components_ = _rca_components(C, X[chunked], d if dim is None else dim)
+        self.components_ = _rca_components(C, X[chunked], dim)
         self.components_ = np.ascontiguousarray(self.components_)
         self.n_features_in_ = d
         return self

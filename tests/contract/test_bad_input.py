@@ -111,13 +111,10 @@ SINGLE_FEATURE_ERRORS = {
                                 "than columns for IncrementalPCA processing"),
     "NeighborhoodComponentsAnalysis": re.escape("`n_components` (2) cannot be greater than the "
                                                 "given data dimensionality (1)!"),
-    "MLKR": re.escape("n_components=2 is larger than allowed: MLKR can return at most "
-                      "n_features = 1 components on this input."),
-    "LFDA": re.escape("n_components=2 is larger than allowed: LFDA can return at most "
-                      "n_features = 1 components on this input."),
-    "LMNN": re.escape("n_components=2 is larger than allowed: LMNN can return at most "
-                      "n_features = 1 components on this input."),
-    "NCA": re.escape("Invalid n_components, must be in [1, 1]; got n_components=2."),
+    "MLKR": re.escape("Invalid n_components, must be in [1, 1]"),
+    "LFDA": re.escape("Invalid n_components, must be in [1, 1]"),
+    "LMNN": re.escape("Invalid n_components, must be in [1, 1]"),
+    "NCA": re.escape("Invalid n_components, must be in [1, 1]"),
     "SDML_Supervised": re.escape("Cannot fit SDML with 1 feature(s): the graphical lasso needs "
                                  "two or more."),
     # scikit-learn's LLE refuses n_components > n_features too (issue 15 parity)

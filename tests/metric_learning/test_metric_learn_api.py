@@ -206,3 +206,50 @@ def test_pair_distance_and_metric_refuse_overflow():
         cov.pair_distance(big)
     with pytest.raises(ValueError, match="overflows float64"):
         cov.get_metric()(big[0, 0], big[0, 1])
+
+
+# metric-learn's tests compare these messages for equality (test_base_metric.py,
+# test_mahalanobis_mixin.py); fastdr's reason and remedy ride along as a PEP 678 note
+N_COMPONENTS_LEARNERS = ["MMC", "MMC_Supervised", "LFDA", "LMNN", "NCA", "RCA",
+                         "RCA_Supervised", "MLKR"]
+
+
+@pytest.mark.parametrize("n_components", [0, -1, 5])
+@pytest.mark.parametrize("name", N_COMPONENTS_LEARNERS)
+def test_bad_n_components_is_metric_learns_message_with_a_remedy(name, n_components):
+    X, y = small_data()
+    X = X[:, :4]
+    learner = make_estimator(name).set_params(n_components=n_components)
+    with pytest.raises(ValueError) as info:
+        fit_estimator(learner, X, y)
+    assert str(info.value) == "Invalid n_components, must be in [1, 4]"
+    assert "Pass an int from 1 to 4, or None for 4." in info.value.__notes__[-1]
+
+
+@pytest.mark.parametrize("name,names", [
+    ("LMNN", "'auto', 'pca', 'identity', 'random', 'lda'"),
+    ("NCA", "'auto', 'pca', 'identity', 'random', 'lda'"),
+    ("MLKR", "'auto', 'pca', 'identity', 'random'"),
+])
+@pytest.mark.parametrize("init", [1, "lbfgs", None])
+def test_bad_init_is_metric_learns_message(name, names, init):
+    X, y = small_data()
+    learner = make_estimator(name).set_params(init=init)
+    with pytest.raises(fastdr.exceptions.InvalidParameterError) as info:
+        fit_estimator(learner, X, y)
+    assert str(info.value) == (f"`init` must be {names} or a numpy array of shape "
+                               "(n_components, n_features).")
+    assert f"Got {init!r} instead." in info.value.__notes__[-1]
+
+
+@pytest.mark.parametrize("name", ["LMNN", "NCA", "MLKR", "NeighborhoodComponentsAnalysis"])
+def test_init_array_of_the_wrong_shape_is_the_shared_message_with_a_remedy(name):
+    X, y = small_data()
+    d = X.shape[1]
+    learner = make_estimator(name).set_params(init=np.eye(d, d + 1))
+    with pytest.raises(ValueError) as info:
+        fit_estimator(learner, X, y)
+    assert str(info.value) == (
+        f"The input dimensionality ({d + 1}) of the given linear transformation `init` must "
+        f"match the dimensionality of the given inputs `X` ({d}).")
+    assert info.value.__notes__ == [f"Pass an init of shape (n_components, {d})."]

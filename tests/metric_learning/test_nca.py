@@ -411,15 +411,15 @@ def test_n_components_larger_than_d_is_rejected(rng):
     ({"callback": 3}, ValueError, _invalid('callback', 'a callable or None', '3')),
     ({"init": np.eye(3, 4)}, ValueError, re.escape(
         "The input dimensionality (4) of the given linear transformation `init` must match "
-        "the dimensionality of the given inputs `X` (5). Pass an init of shape")),
+        "the dimensionality of the given inputs `X` (5).\nPass an init of shape")),
     ({"init": np.eye(3, 5), "n_components": 2}, ValueError, re.escape(
         "`n_components` (2) does not match the output dimensionality of the given linear "
-        "transformation `init` (3)! Pass an init of shape (2, 5) or n_components=None.")),
+        "transformation `init` (3)!\nPass an init of shape (2, 5) or n_components=None.")),
     ({"init": np.eye(6, 6)}, ValueError, re.escape(
         "The input dimensionality (6) of the given linear transformation `init` must match")),
     ({"init": np.eye(6, 5)}, ValueError, re.escape(
         "The output dimensionality (6) of the given linear transformation `init` cannot be "
-        "greater than its input dimensionality (5). Pass at most 5 rows.")),
+        "greater than its input dimensionality (5).\nPass at most 5 rows.")),
     ({"init": "lda", "n_components": 3}, ValueError, re.escape(
         "init='lda' with n_components=3: n_components cannot be larger than "
         "min(n_features, n_classes - 1) = 2. Pass n_components <= 2, or init='auto'.")),
