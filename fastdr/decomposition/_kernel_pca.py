@@ -17,15 +17,9 @@ from .._base import BaseEstimator, TransformerMixin
 from .._eigen import (
     SOLVERS,
     check_finite_matrix,
-    check_finite_row_means,
-    plan_solve,
-    reads_upper_triangle,
-    spectral_pairs,
 )
-from .._eigen.solvers import randomized_block_width
 from .._eigen.values import inverse_sqrt
 from .._kernels.spectral import kernel_matrix as kernel_kernels
-from .._kernels.spectral.centering import double_centre_inplace
 from .._runtime.progress import StageLog
 from .._runtime.threads import parallel_section
 from .._validation.arrays import check_array, check_is_fitted, check_n_features, check_query
@@ -46,12 +40,12 @@ from ..exceptions import NotFittedError, compatible
 from ._kernel_pca_inverse import apply_preimage, fit_preimage
 from ._kernel_pca_kernels import EstimatorKernel, check_sparse
 from ._kernel_pca_nystrom import fit_nystrom, transform_nystrom
-from ._kernel_pca_spectrum import CentredKernel, clean_spectrum, nystrom_start
+from ._kernel_pca_routes import choose_storage, solve_implicit, solve_stored
+from ._kernel_pca_spectrum import CentredKernel, clean_spectrum
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine", "precomputed")
 #: Kernels computed from squared distances: their input is checked for overflow.
 DISTANCE_KERNELS = ("rbf",)
-_WHAT = "The centred kernel matrix"
 
 
 class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
@@ -128,6 +122,15 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
     landmark_method : {"random", "kmeans++"}, default="random"
         A fastdr extra, with ``n_landmarks``: landmarks drawn uniformly (seeded by
         ``random_state``) or by k-means++ seeding, which spreads them over the data.
+    kernel_storage : {"auto", "stored", "implicit"}, default="auto"
+        A fastdr extra, for the exact method. "stored" builds the m x m kernel matrix once
+        (a MemoryBudgetError when it does not fit); "implicit" never stores it: each
+        product of the iterative eigensolver rebuilds it by row blocks from X (memory
+        O(block m + m n_components); one O(m^2 d) pass per product, so slower), and needs
+        an int ``n_components`` and an iterative ``eigen_solver`` ("auto" then picks ARPACK
+        up to 2,000 samples, else the randomized solver). "auto" stores the kernel when it
+        fits the memory budget and goes implicit otherwise. Both give the same answer to
+        round-off.
 
     Attributes
     ----------
@@ -188,13 +191,14 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
         "verbose": VERBOSE,
         "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
         "landmark_method": [StrOptions({"random", "kmeans++"})],
+        "kernel_storage": [StrOptions({"auto", "stored", "implicit"})],
     }
 
     def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  kernel_params=None, alpha=1.0, fit_inverse_transform=False,
                  eigen_solver="auto", tol=0, max_iter=None, iterated_power="auto",
                  remove_zero_eig=False, random_state=None, copy_X=True, n_jobs=None,
-                 verbose=0, n_landmarks=None, landmark_method="random"):
+                 verbose=0, n_landmarks=None, landmark_method="random", kernel_storage="auto"):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -214,6 +218,7 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
         self.verbose = verbose
         self.n_landmarks = n_landmarks
         self.landmark_method = landmark_method
+        self.kernel_storage = kernel_storage
 
     def fit(self, X, y=None):
         """Fit the model on X (or on a precomputed kernel matrix).
@@ -296,6 +301,7 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
                                    alternative="Pass float32 input or fewer samples.")
             K = np.array(K0, order="C", copy=True)
             log.done("copy of the kernel matrix")
+            storage = "stored"
             # unused by a precomputed kernel; set as scikit-learn sets it (1 / n_features)
             self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / m
             self.n_features_in_ = m
@@ -316,49 +322,17 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
                 fit_nystrom(self, X, n_components, check_random_state(self.random_state), log)
                 log.total()
                 return self
-            check_dense_allocation((m, m), X.dtype, what=f"The {m} x {m} kernel matrix",
-                                   alternative="Pass float32 input or fewer samples.")
-        k_solve = n_components if isinstance(n_components, int) else m
-        solver = self.eigen_solver if isinstance(n_components, int) else "dense"
-        # an iterative solver with a thin block reads only K's upper triangle (half the
-        # memory traffic per product), so the rbf kernel need not be mirrored
-        # (+ 1: the first product carries a column of ones for the row means)
-        upper = reads_upper_triangle(solver, m, k_solve, extra_columns=1)
-        dtype = K.dtype if self.kernel == "precomputed" else X.dtype
-        # the memory plan before the O(m^2 d) kernel: a solve that cannot fit fails first
-        solver = plan_solve(m, k_solve, solver=solver, dtype=dtype, overwrite_a=True,
-                            what=_WHAT)
-        if self.kernel != "precomputed":
-            K = self._kernel(X, X, np.empty((m, m), dtype=X.dtype), mirror=not upper)
-            log.done(f"kernel matrix ({self._kernel_name()}, {m} x {m})")
+            storage = choose_storage(self, m, X.dtype, n_components)
             self.X_fit_ = X
-        remedy = self._nonfinite_remedy()
-        rng, start = self.random_state, None
-        if solver == "randomized" and not callable(self.kernel):  # a Python kernel is slow
-            # one stream draws the landmarks, then the solver's random columns
-            rng = check_random_state(self.random_state)
-            start = nystrom_start(self._kernel_columns(X, K), m,
-                                  randomized_block_width(k_solve), rng)
-        if solver == "dense":
-            with parallel_section(self.n_jobs):
-                row_means = double_centre_inplace(K, False, 1.0)
-            check_finite_row_means(row_means, "The kernel matrix", remedy)
-            A = K
+            K = None
+        if storage == "implicit":
+            solved = solve_implicit(self, X, n_components, log)
         else:
-            A = CentredKernel(K, self.n_jobs, upper, remedy)
-        iterative = solver in ("arpack", "lobpcg")
-        values, vectors = spectral_pairs(
-            A, n_components, solver=solver, what=_WHAT, zero_roundoff=True,
-            finite_checked=True, remedy=remedy,
-            tol=float(self.tol) if iterative else 0.0,
-            max_iter=self.max_iter if iterative else None,
-            random_state=rng, overwrite_a=True, n_jobs=self.n_jobs, start=start)
-        log.done(f"centring and eigensolver ({solver})")
-        if solver != "dense":
-            row_means = A.row_means
+            solved = solve_stored(self, X, K, n_components, log)
+        values, vectors, row_means, dtype = solved
+        del K, solved
         self._row_means = row_means
         self._grand_mean = float(row_means.mean())
-        del K, A
         values, vectors = clean_spectrum(
             values, vectors, double=dtype == np.float64,
             drop_zero=self.remove_zero_eig or n_components is None)

@@ -12,6 +12,7 @@ import numpy as np
 from .._base import BaseEstimator, TransformerMixin
 from .._distance.metric import NEIGHBOR_METRICS
 from .._eigen import SOLVERS, check_finite_matrix
+from .._eigen.implicit import choose_storage
 from .._runtime.progress import StageLog
 from .._validation.arrays import check_array, check_is_fitted, check_query
 from .._validation.budget import check_dense_allocation
@@ -28,7 +29,7 @@ from .._validation.params import (
 )
 from ..decomposition._centred import project_centred
 from ..pairwise import pairwise_distances
-from ._mds_core import DISTANCE_REMEDY, embed_from_distances, triangulate
+from ._mds_core import DISTANCE_REMEDY, embed_from_distances, embed_implicit, triangulate
 from ._mds_linear import embed_euclidean, euclidean_route_applies
 
 METRICS = NEIGHBOR_METRICS
@@ -68,6 +69,15 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         1 or more prints one line per stage of ``fit`` (distances, double centring and
         eigensolver) with its time. A fastdr extra: scikit-learn's ClassicalMDS has no
         ``verbose``.
+    distance_storage : {"auto", "stored", "implicit"}, default="auto"
+        A fastdr extra, for metrics other than Euclidean. "stored" forms the m x m
+        distances (overwritten by B; a MemoryBudgetError when they do not fit);
+        "implicit" never stores them: each product of the iterative eigensolver rebuilds
+        the distances by row blocks (memory O(block m + m n_components); one O(m^2 d) pass
+        per product, so slower), and needs an int ``n_components`` and an iterative
+        ``eigen_solver`` ("auto" then picks ARPACK up to 2,000 samples, else the randomized
+        solver). "auto" stores them when they fit the memory budget and goes implicit
+        otherwise. Both give the same embedding to round-off.
 
     Attributes
     ----------
@@ -105,10 +115,12 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         "random_state": ["random_state"],
         "n_jobs": N_JOBS,
         "verbose": VERBOSE,
+        "distance_storage": [StrOptions({"auto", "stored", "implicit"})],
     }
 
     def __init__(self, n_components=2, *, metric="euclidean", metric_params=None,
-                 eigen_solver="auto", random_state=None, n_jobs=None, verbose=0):
+                 eigen_solver="auto", random_state=None, n_jobs=None, verbose=0,
+                 distance_storage="auto"):
         self.n_components = n_components
         self.metric = metric
         self.metric_params = metric_params
@@ -116,6 +128,7 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.distance_storage = distance_storage
 
     def fit(self, X, y=None):
         """Embed the training samples (or the precomputed distance matrix).
@@ -154,6 +167,12 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             self._fit_X = X
             if euclidean_route_applies(self.metric, self.metric_params):
                 return self._fit_euclidean(X, n_components, log)
+            m = X.shape[0]
+            if choose_storage(self.distance_storage, m, X.dtype, n_components=n_components,
+                              eigen_solver=self.eigen_solver, parameter="distance_storage",
+                              what=f"The {m} x {m} distance matrix",
+                              alternatives="float32 input or fewer samples.") == "implicit":
+                return self._fit_implicit(X, n_components, log)
             D = self._distances(X, None)
             log.done(f"distances ({D.shape[0]} x {D.shape[0]})")
         dtype = D.dtype
@@ -178,6 +197,22 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.eigenvalues_ = values.astype(X.dtype)
         self.n_components_ = int(values.shape[0])
         self._mean, self._axes = mean, axes
+        log.total()
+        return self
+
+    def _fit_implicit(self, X, n_components, log):
+        """B never stored: the eigensolver's products rebuild the distances by row blocks."""
+        embedding, values, vectors, sq_means, passes = embed_implicit(
+            lambda start, stop: self._distances(X[start:stop], X), X.shape[0], X.dtype,
+            n_components, eigen_solver=self.eigen_solver, random_state=self.random_state,
+            what=_WHAT)
+        log.done(f"eigensolver on the implicit B ({X.shape[0]} x {X.shape[0]}, never "
+                 f"stored): {passes} passes over the distances")
+        self.embedding_ = np.ascontiguousarray(embedding, dtype=X.dtype)
+        self.eigenvalues_ = values.astype(X.dtype)
+        self.n_components_ = int(values.shape[0])
+        self._vectors = vectors
+        self._sq_means = sq_means
         log.total()
         return self
 

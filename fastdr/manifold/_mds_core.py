@@ -8,7 +8,9 @@ distances to the training points and ``mu`` their mean squared distances.
 
 import numpy as np
 
+from .._config import EIGEN_ARPACK_MAX_N
 from .._eigen import check_finite_row_means, spectral_pairs
+from .._eigen.implicit import ImplicitCentredMatrix
 from .._eigen.values import inverse_sqrt
 from .._kernels.spectral.centering import double_centre_inplace
 from .._runtime.threads import parallel_section
@@ -67,6 +69,50 @@ def embed_from_distances(D, n_components, *, eigen_solver="auto", random_state=N
         random_state=random_state, overwrite_a=overwrite, tol=tol, max_iter=max_iter)
     embedding = vectors * np.sqrt(values).astype(vectors.dtype)
     return embedding, values, vectors, sq_means
+
+
+def embed_implicit(rows, m, dtype, n_components, *, eigen_solver="auto", random_state=None,
+                   what="The double-centred distance matrix"):
+    """Classical MDS with ``B = -1/2 J D^2 J`` never stored: each product of the iterative
+    eigensolver rebuilds the squared distances by row blocks (:mod:`fastdr._eigen.implicit`).
+
+    Parameters
+    ----------
+    rows : callable
+        ``rows(start, stop)`` returns the distances (not squared) from samples
+        ``start .. stop`` to every sample, shape (stop - start, m).
+    m : int
+    dtype : numpy dtype
+    n_components : int
+        An int (the iterative solvers compute a few pairs).
+    eigen_solver : {"auto", "arpack", "lobpcg", "randomized"}
+        "auto": ARPACK up to 2,000 samples, the randomized solver above.
+    random_state : int, RandomState or None
+    what : str
+
+    Returns
+    -------
+    embedding, eigenvalues, vectors, sq_means, passes
+        As :func:`embed_from_distances`, and the passes over the distances.
+    """
+    if eigen_solver == "auto":
+        eigen_solver = "arpack" if m <= EIGEN_ARPACK_MAX_N else "randomized"
+
+    def half_squares(start, stop, out):
+        D = rows(start, stop)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked on the row means
+            np.multiply(D, D, out=out)
+        out *= -0.5
+        return out
+
+    A = ImplicitCentredMatrix(half_squares, m, dtype, what="The squared distance matrix",
+                              remedy=DISTANCE_REMEDY)
+    values, vectors = spectral_pairs(
+        A, n_components, largest=True, solver=eigen_solver, what=what, psd=True,
+        zero_roundoff=True, finite_checked=True, remedy=DISTANCE_REMEDY,
+        random_state=random_state)
+    embedding = vectors * np.sqrt(values).astype(vectors.dtype)
+    return embedding, values, vectors, -2.0 * A.row_means, A.passes
 
 
 def triangulate(sq_dists, sq_means, vectors, eigenvalues):

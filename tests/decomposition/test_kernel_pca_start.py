@@ -115,7 +115,7 @@ def _spy(monkeypatch):
         starts.append(real(*args, **kwargs))
         return starts[-1]
 
-    monkeypatch.setattr("fastdr.decomposition._kernel_pca.nystrom_start", spy)
+    monkeypatch.setattr("fastdr.decomposition._kernel_pca_routes.nystrom_start", spy)
     return starts
 
 
