@@ -10,7 +10,7 @@ from ._config import (
     PAIRWISE_SMALL_ROWS,
     PAIRWISE_STREAM_MIN_BYTES,
 )
-from ._distance.metric import resolve_neighbors_metric
+from ._distance.metric import allows_nan, resolve_neighbors_metric
 from ._distance.norm_trick import norm_trick_setup, prep_kernel, self_norm_trick, target_block
 from ._kernels._numba_ext import misalignment
 from ._kernels.distances import euclidean as dist_kernels
@@ -34,14 +34,18 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
         ``"euclidean"``/``"l2"``, ``"sqeuclidean"``, ``"minkowski"`` (``p=``, ``w=``),
         ``"manhattan"``/``"cityblock"``/``"l1"``, ``"chebyshev"``/``"infinity"``,
         ``"cosine"`` (a zero row is at distance 1, as in scikit-learn),
-        ``"mahalanobis"`` (``VI=``, ``V=`` or ``M=``), ``"precomputed"`` (X is returned,
+        ``"mahalanobis"`` (``VI=``, ``V=`` or ``M=``), ``"nan_euclidean"`` (NaN marks a
+        missing value; a pair with no feature present in both gets NaN, as in
+        scikit-learn), the other names of :class:`fastdr.NearestNeighbors`,
+        ``"precomputed"`` (X is returned,
         checked), a callable ``f(x, y, **kwds) -> float`` (called once per pair in Python:
         the slow path) or a fitted metric learner.
     n_jobs : int or None
         Threads for this call only.
     ensure_all_finite : bool, default=True
         Accepted for scikit-learn compatibility; fastdr's kernels always require finite
-        input (NaN has no distance), so False is refused.
+        input (NaN has no distance), so False is refused, except with ``"nan_euclidean"``,
+        which accepts NaN (never inf) whatever this says, as in scikit-learn.
     metric_params : dict or None
         The metric's parameters as one dict (a fastdr extra); ``**kwds`` are added to it.
     **kwds
@@ -62,7 +66,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
     Time O(m n d): for d >= 16 the cross term runs as blocked GEMM on centred data; values
     that may have cancelled are recomputed exactly. Extra memory is O(d (m + n)).
     """
-    if not ensure_all_finite:
+    if not ensure_all_finite and not allows_nan(metric):
         raise ValueError("ensure_all_finite=False is not supported: fastdr's distance kernels "
                          "need finite input. Impute or drop the NaN/inf entries first.")
     params = {**(metric_params or {}), **kwds}
@@ -72,11 +76,12 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
                                n_jobs=n_jobs)
     if isinstance(metric, str) and metric == "precomputed":
         return _checked_precomputed(X, Y)
-    X = check_array(X)
+    nan_policy = "allow-nan" if allows_nan(metric) else False
+    X = check_array(X, allow_nonfinite=nan_policy)
     if Y is None:
         Y_arr = X
     else:
-        Y_arr = check_array(Y, name="Y")
+        Y_arr = check_array(Y, name="Y", allow_nonfinite=nan_policy)
         if Y_arr.shape[1] != X.shape[1]:
             raise ValueError(
                 f"X and Y must have the same number of features; got {X.shape[1]} and "
@@ -95,7 +100,9 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
         from .neighbors import _metric_search
 
         out = spec.reported(_metric_search.pairwise(spec, Q, T, n_jobs=n_jobs))
-        if Y is None and spec.route != "callable":
+        # an exact 0 on the diagonal; nan_euclidean's kernel gives it already, and NaN for
+        # an all-missing row, as scikit-learn (it has no distance even to itself)
+        if Y is None and spec.route != "callable" and not allows_nan(metric):
             np.fill_diagonal(out, 0.0)
         return out.astype(X.dtype, copy=False)
     squared = spec.squared

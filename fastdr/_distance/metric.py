@@ -23,11 +23,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._kernels import codes
-from .._kernels.codes import BRAYCURTIS, CANBERRA, CHEBYSHEV, COSINE, MANHATTAN, MINKOWSKI
+from .._kernels.codes import (
+    BRAYCURTIS,
+    CANBERRA,
+    CHEBYSHEV,
+    COSINE,
+    MANHATTAN,
+    MINKOWSKI,
+    NAN_EUCLIDEAN,
+)
 from .._validation.arrays import check_array
 from .._validation.matrices import check_symmetric
 from ..exceptions import NotFittedError
 from .scaling import unit_scale_rows
+from .sklearn_metric import as_named_metric, is_distance_metric
 
 METRICS = ("euclidean", "sqeuclidean", "mahalanobis")
 MANHATTAN_NAMES = ("manhattan", "cityblock", "l1")
@@ -38,7 +47,15 @@ BOOLEAN_METRICS = ("dice", "jaccard", "rogerstanimoto", "russellrao", "sokalsnea
 NEIGHBOR_METRICS = ("minkowski", "euclidean", "l2", "sqeuclidean", *MANHATTAN_NAMES,
                     *CHEBYSHEV_NAMES, "cosine", "mahalanobis", "seuclidean", "correlation",
                     "braycurtis", "canberra", *BOOLEAN_METRICS, "hamming", "haversine",
-                    "precomputed")
+                    "nan_euclidean", "precomputed")
+#: The metrics whose input may hold NaN (a missing value); inf is refused for them too.
+NAN_METRICS = ("nan_euclidean",)
+
+
+def allows_nan(metric):
+    """True when ``metric`` (a neighbour estimator's or ``pairwise_distances``' parameter)
+    reads NaN as a missing value, so the input checks must let NaN through."""
+    return isinstance(metric, str) and metric in NAN_METRICS
 
 
 def mahalanobis_factor(M, n_features=None, name="M"):
@@ -159,7 +176,8 @@ class Metric:
         ``"euclidean"`` route: report squared distances.
     kind : int
         ``"minkowski"``/``"cosine"`` routes: the metric code of
-        :mod:`fastdr._kernels.codes` (MANHATTAN, CHEBYSHEV, MINKOWSKI or COSINE).
+        :mod:`fastdr._kernels.codes` (MANHATTAN, CHEBYSHEV, MINKOWSKI, COSINE, or one the
+        kernels compute pair by pair, such as NAN_EUCLIDEAN).
     p : float
         ``"minkowski"`` route with ``kind == MINKOWSKI``: the exponent.
     column_scale : ndarray or None
@@ -187,6 +205,9 @@ class Metric:
             return reduced if self.squared else np.sqrt(reduced)
         if self.route == "minkowski" and self.kind == MINKOWSKI:
             return reduced ** (1.0 / self.p)
+        if self.kind == NAN_EUCLIDEAN:
+            # the kernels' inf marks a pair with no feature present in both: scikit-learn's NaN
+            return np.where(np.isinf(reduced), np.nan, reduced)
         return reduced
 
     def reduced_radius(self, radius):
@@ -196,6 +217,10 @@ class Metric:
             return radius * radius if not self.squared else radius
         if self.route == "minkowski" and self.kind == MINKOWSKI:
             return radius ** self.p
+        if self.kind == NAN_EUCLIDEAN and math.isinf(radius):
+            # an infinite radius still excludes the pairs without a distance (key inf), as
+            # scikit-learn's NaN <= radius is False
+            return float(np.finfo(np.float64).max)
         return radius
 
     def transform_rows(self, X):
@@ -206,6 +231,8 @@ class Metric:
         if self.name == "haversine" and X.shape[1] != 2:
             raise ValueError(f"Haversine distance only valid in 2 dimensions: X has "
                              f"{X.shape[1]} features. Pass (latitude, longitude) in radians.")
+        if self.kind == NAN_EUCLIDEAN:
+            _check_nan_euclidean_magnitude(X)
         if self.route == "minkowski" and self.column_scale is not None:
             return np.ascontiguousarray(X * self.column_scale.astype(X.dtype))
         if self.route == "cosine":
@@ -218,6 +245,18 @@ class Metric:
         return X
 
 
+def _check_nan_euclidean_magnitude(X):
+    """Refuse values whose squared differences, summed over the features and scaled by the
+    missing share (at most d), would overflow float64: the kernels' inf means "no feature in
+    common", so an overflow must not reach them."""
+    largest = float(np.fmax.reduce(np.abs(X), axis=None)) if X.size else 0.0  # NaN skipped
+    if largest > 0 and 2 * (np.log(2 * largest) + np.log(max(X.shape[1], 1))) > 700:
+        raise ValueError(
+            f"X holds values too large for metric='nan_euclidean': the largest absolute value "
+            f"is {largest:.3g}, so squared distances overflow float64. Scale the data first, "
+            "for example with sklearn.preprocessing.StandardScaler (it ignores NaN).")
+
+
 def _valid_metrics_text():
     return (f"one of {', '.join(repr(m) for m in NEIGHBOR_METRICS)}, a callable "
             "f(x, y) -> float, or a fitted metric learner (an object with components_)")
@@ -228,7 +267,9 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
 
     Parameters
     ----------
-    metric : str, callable or fitted metric learner
+    metric : str, callable, fitted metric learner or sklearn.metrics.DistanceMetric
+        A DistanceMetric object is read as its name and parameters
+        (:func:`fastdr._distance.sklearn_metric.as_named_metric`).
     p : float or None
         The Minkowski exponent (``metric="minkowski"`` only; None means 2).
         ``metric_params["p"]`` overrides it, with scikit-learn's ``SyntaxWarning``.
@@ -244,6 +285,12 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
     -------
     Metric
     """
+    # a sklearn.metrics.DistanceMetric object: its own name and parameters (p and
+    # metric_params are ignored, as scikit-learn ignores them, warning as it does)
+    if is_distance_metric(metric) and warn_p and p is not None and "p" in (metric_params or {}):
+        warnings.warn("Parameter p is found in metric_params. The corresponding parameter "
+                      "from __init__ is ignored.", SyntaxWarning, stacklevel=3)
+    metric, p, metric_params = as_named_metric(metric, p, metric_params)
     params = dict(metric_params or {})
     if hasattr(metric, "components_") or hasattr(metric, "get_mahalanobis_matrix"):
         linear_map, squared = resolve_metric(metric, params, n_features)
@@ -293,6 +340,8 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
         return _standardised_euclidean(params, n_features)
     if params:
         raise ValueError(f"metric={metric!r} takes no metric_params; got {sorted(params)}.")
+    if metric == "nan_euclidean":  # computed one pair at a time: missing features vary
+        return Metric("minkowski", metric, kind=NAN_EUCLIDEAN, p=2.0)
     if metric in _PAIR_CODES:  # (haversine's two columns: checked on the rows, below)
         return Metric("minkowski", metric, kind=_PAIR_CODES[metric], p=1.0)
     if metric == "braycurtis":

@@ -23,6 +23,9 @@ code                    int  key of a pair of rows x, y
 ``HAMMING``             8    the fraction of features where ``x_c != y_c``
 ``DICE`` ... ``YULE``   9-14 scipy's boolean dissimilarities of ``x != 0`` and ``y != 0``
 ``HAVERSINE``           15   the great-circle angle between (latitude, longitude) in radians
+``NAN_EUCLIDEAN``       16   ``sqrt(d / n_both * sum (x_c - y_c)^2)`` over the ``n_both``
+                             features present (not NaN) in both rows; ``inf`` when none is
+                             (scikit-learn's NaN, ranked last; reported as NaN)
 ======================  ===  =========================================================
 
 Not every kernel takes every code: the blocked dense kernels
@@ -50,3 +53,4 @@ RUSSELLRAO = 12
 SOKALSNEATH = 13
 YULE = 14
 HAVERSINE = 15
+NAN_EUCLIDEAN = 16

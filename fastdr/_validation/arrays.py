@@ -42,8 +42,10 @@ def check_array(
         Require a 2-D array.
     min_samples, min_features : int
         Minimum number of rows and columns.
-    allow_nonfinite : bool
-        Accept NaN and inf (only for inputs where they mean something, such as a graph).
+    allow_nonfinite : bool or "allow-nan"
+        True accepts NaN and inf (only for inputs where they mean something, such as a
+        graph); ``"allow-nan"`` accepts NaN but not inf (a metric that reads NaN as a
+        missing value, such as ``"nan_euclidean"``), as scikit-learn's ``ensure_all_finite``.
     copy : bool
         Always return a new array.
     order : {"C", "F", None}
@@ -113,14 +115,24 @@ def check_array(
     elif arr.size < min_samples:
         raise ValueError(f"{name} is empty (shape {arr.shape}); pass at least one value.")
     arr = np.array(arr, dtype=target, order=order, copy=copy or None)
-    if not allow_nonfinite:
+    if allow_nonfinite == "allow-nan":
+        check_finite(arr, name, allow_nan=True)
+    elif not allow_nonfinite:
         check_finite(arr, name)
     return arr
 
 
 
-def check_finite(arr, name):
-    """Raise a ValueError naming ``name`` when ``arr`` holds NaN or inf."""
+def check_finite(arr, name, allow_nan=False):
+    """Raise a ValueError naming ``name`` when ``arr`` holds NaN or inf (only inf when
+    ``allow_nan``)."""
+    if allow_nan:
+        if arr.dtype.kind == "f" and np.isinf(arr).any():
+            raise ValueError(
+                f"{name} contains infinity ({int(np.isinf(arr).sum())} inf). NaN marks a "
+                "missing value here, but infinity has no distance: replace it (by NaN, to "
+                "treat it as missing, or by a finite value) first.")
+        return
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         n_nan = int(np.isnan(arr).sum())
         n_inf = int(np.isinf(arr).sum())
@@ -165,8 +177,10 @@ def check_classification_targets(y, *, min_classes=2):
 
 
 
-def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):
-    """Validate a feature matrix and its targets together.
+def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False,
+              allow_nonfinite=False):
+    """Validate a feature matrix and its targets together (``allow_nonfinite`` for X as in
+    :func:`check_array`).
 
     Returns
     -------
@@ -175,7 +189,7 @@ def check_X_y(X, y, *, min_samples=1, y_numeric=False, multi_output=False):
     y : ndarray
         1-D (or 2-D when ``multi_output``) targets; numeric targets are checked for NaN/inf.
     """
-    X = check_array(X, min_samples=min_samples)
+    X = check_array(X, min_samples=min_samples, allow_nonfinite=allow_nonfinite)
     if y is None:
         raise ValueError(
             "This estimator requires y to be passed, but the target y is None. "

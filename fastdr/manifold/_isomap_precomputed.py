@@ -8,6 +8,9 @@ matrix or a sparse neighbour graph, read as scikit-learn's
 * Training queries (``X=None``) exclude the point itself: among the k + 1 nearest candidates
   the entry of the point itself is dropped, or the first one when the point is not among them
   (scikit-learn's rule, which also covers duplicates at distance 0).
+
+The sparse readers (row sorting, k-NN, dropping the point itself) are the neighbour
+estimators' (:mod:`fastdr.neighbors._precomputed_graph`).
 """
 
 import numpy as np
@@ -16,6 +19,9 @@ import scipy.sparse
 from .._validation.arrays import check_array
 from .._validation.indices import check_sparse_graph
 from .._validation.sparse import check_sparse, check_structure
+from ..neighbors._precomputed_graph import drop_self as _drop_self
+from ..neighbors._precomputed_graph import sorted_rows as _sorted_rows
+from ..neighbors._precomputed_graph import sparse_knn as _sparse_knn
 
 
 def check_input(X, metric):
@@ -78,15 +84,6 @@ def _check_sparse_rows(X, name):
     if csr.nnz and (not np.isfinite(csr.data).all() or (csr.data < 0).any()):
         raise ValueError(f"{name} must hold finite distances >= 0 in its stored entries.")
     return csr
-
-
-def _sorted_rows(csr):
-    """CSR with each row's entries ordered by value (stable: ties keep storage order)."""
-    m = csr.shape[0]
-    rows = np.repeat(np.arange(m), np.diff(csr.indptr))
-    order = np.lexsort((np.arange(csr.nnz), csr.data, rows))
-    return scipy.sparse.csr_matrix((csr.data[order], csr.indices[order], csr.indptr.copy()),
-                                   shape=csr.shape)
 
 
 class PrecomputedNeighbors:
@@ -170,27 +167,3 @@ def _dense_within(D, r):
     indptr = np.zeros(D.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=D.shape[0]), out=indptr[1:])
     return scipy.sparse.csr_matrix((D[rows, cols], cols, indptr), shape=D.shape)
-
-
-def _sparse_knn(csr, k):
-    counts = np.diff(csr.indptr)
-    if counts.min() < k:
-        raise ValueError(
-            f"{k} neighbors per samples are required, but some samples have only "
-            f"{int(counts.min())} neighbors in precomputed graph matrix. Decrease n_neighbors, "
-            "or recompute the graph with more neighbours (for a training graph, each row needs "
-            "n_neighbors + 1 entries when it stores the point itself, as "
-            "KNeighborsTransformer(mode='distance') does)."
-        )
-    take = csr.indptr[:-1, None] + np.arange(k)[None, :]
-    return csr.data[take], csr.indices[take].astype(np.int64)
-
-
-def _drop_self(dist, ind):
-    """Drop each row's own index, or its first entry when it is absent (scikit-learn's rule)."""
-    n = ind.shape[0]
-    keep = ind != np.arange(n)[:, None]
-    absent = keep.all(axis=1)
-    keep[absent, 0] = False
-    k = ind.shape[1] - 1
-    return dist[keep].reshape(n, k), ind[keep].reshape(n, k)

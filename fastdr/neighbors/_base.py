@@ -4,13 +4,15 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse
 
 from .._base import BaseEstimator
-from .._distance.metric import NEIGHBOR_METRICS, resolve_neighbors_metric
+from .._distance.metric import NEIGHBOR_METRICS, allows_nan, resolve_neighbors_metric
+from .._distance.sklearn_metric import is_distance_metric
 from .._kernels import codes
 from .._runtime.progress import StageLog
-from .._validation.arrays import check_array, check_is_fitted, check_query
-from .._validation.feature_names import record_feature_names
+from .._validation.arrays import check_array, check_is_fitted, check_n_features, check_query
+from .._validation.feature_names import check_feature_names, record_feature_names
 from .._validation.indices import check_neighbor_indices
 from .._validation.magnitudes import check_distance_magnitude
 from .._validation.params import (
@@ -23,7 +25,14 @@ from .._validation.params import (
     check_scalar,
     validate_params,
 )
-from . import _approximate, _metric_search, _search, _sparse_search
+from . import (
+    _approximate,
+    _metric_search,
+    _precomputed_graph,
+    _radius,
+    _search,
+    _sparse_search,
+)
 
 #: What scikit-learn's KDTree accepts (``"auto"`` picks the k-d tree only for these).
 KD_TREE_METRICS = ("minkowski", "euclidean", "l2", "manhattan", "cityblock", "l1",
@@ -48,7 +57,8 @@ class NeighborsBase(BaseEstimator):
         "p": [Interval(Real, 0, None, closed="neither"),
               Satisfies(lambda v: isinstance(v, Real) and v == np.inf, "np.inf"), None],
         "metric": [StrOptions(NEIGHBOR_METRICS), callable,
-                   Satisfies(_is_learner, "a metric learner (an object with components_)")],
+                   Satisfies(_is_learner, "a metric learner (an object with components_)"),
+                   Satisfies(is_distance_metric, "a sklearn.metrics.DistanceMetric object")],
         "metric_params": [dict, None],
         "algorithm_params": [dict, None],
         "n_jobs": N_JOBS,
@@ -63,14 +73,35 @@ class NeighborsBase(BaseEstimator):
         validate_params(self)
         record_feature_names(self, X)
 
+    def _check_X_y(self, X, y, **kwargs):
+        """X and y of the supervised fits (:func:`fastdr.neighbors._sparse_search.check_X_y`);
+        a sparse precomputed graph is checked as a graph, never summed or re-sorted by
+        column (:func:`fastdr.neighbors._precomputed_graph.check_graph`)."""
+        if _is_precomputed(self.metric) and _sparse_search.issparse(X):
+            graph = _precomputed_graph.check_graph(X)
+            _, y = _sparse_search.check_X_y(np.zeros((graph.shape[0], 1)), y, **kwargs)
+            return graph, y
+        return _sparse_search.check_X_y(X, y, **kwargs)
+
+    def _training_points(self):
+        """The validated training points (before any metric map), which a fitted estimator
+        passed as X of another's ``fit`` lends it
+        (:func:`fastdr.neighbors._fitted_input.training_data`)."""
+        check_is_fitted(self, "_fit_input")
+        return self._fit_input
+
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
         """Find the k nearest training points of each query.
 
         Parameters
         ----------
-        X : array-like of shape (n_queries, n_features) or None
+        X : {array-like, sparse matrix} of shape (n_queries, n_features) or None
             None means the training points, each excluding itself by index (a duplicate
-            point still counts as a neighbour).
+            point still counts as a neighbour). With ``metric="precomputed"``: the
+            (n_queries, n_samples_fit) distances, or a sparse neighbour graph whose rows
+            each hold at least ``n_neighbors`` entries (``X=None`` on a fitted graph: one
+            more, and the point's own entry, or else the first, is dropped, as in
+            scikit-learn).
         n_neighbors : int or None
             Defaults to the constructor's ``n_neighbors``.
         return_distance : bool, default=True
@@ -122,15 +153,18 @@ class NeighborsBase(BaseEstimator):
 
     def _fit_neighbors(self, X):
         self._sparse_index = None  # sparse hook: set by the sparse fit
+        if _sparse_search.issparse(X) and (_is_precomputed(self.metric)
+                                           or callable(self.metric)):
+            return self._fit_sparse_rows(X)
         if _sparse_search.issparse(X):  # sparse hook
-            _sparse_search.fit(self, X)
+            self._fit_input = _sparse_search.fit(self, X)
             self._metric = resolve_neighbors_metric(self.metric, self.p, self.metric_params,
                                                     X.shape[1])
-            self.effective_metric_ = self._metric.name
-            self.effective_metric_params_ = dict(self._metric.params)
+            self._set_effective_metric(self._metric)
             return None
         precomputed = isinstance(self.metric, str) and self.metric == "precomputed"
-        X = check_array(X)
+        X = check_array(X, allow_nonfinite=nan_policy(self.metric))
+        self._fit_input = X
         if precomputed:
             _check_precomputed(X)
             if X.shape[0] != X.shape[1]:
@@ -141,8 +175,7 @@ class NeighborsBase(BaseEstimator):
         metric = resolve_neighbors_metric(self.metric, self.p, self.metric_params,
                                           None if precomputed else X.shape[1])
         self._metric = metric
-        self.effective_metric_ = metric.name
-        self.effective_metric_params_ = dict(metric.params)
+        self._set_effective_metric(metric)
         self.n_features_in_ = X.shape[1]
         self.n_samples_fit_ = X.shape[0]
         if metric.route != "euclidean":
@@ -163,6 +196,39 @@ class NeighborsBase(BaseEstimator):
         self._tree = _search.build_tree(self._fit_X) if self._algorithm == "kd_tree" else None
         self._fit_nndescent()
         return X
+
+    def _set_effective_metric(self, metric):
+        """scikit-learn's ``effective_metric_`` and ``effective_metric_params_``: a
+        DistanceMetric object stays itself, with the estimator's ``metric_params`` (which
+        it ignores), as in scikit-learn."""
+        if is_distance_metric(self.metric):
+            self.effective_metric_ = self.metric
+            self.effective_metric_params_ = dict(self.metric_params or {})
+            return
+        self.effective_metric_ = metric.name
+        self.effective_metric_params_ = dict(metric.params)
+
+    def _fit_sparse_rows(self, X):
+        """Sparse X read row by row in Python, never by the sparse kernels: a precomputed
+        neighbour graph (:mod:`fastdr.neighbors._precomputed_graph`), or the rows handed to
+        a callable metric as 1 x d sparse matrices, as scikit-learn hands them."""
+        metric = resolve_neighbors_metric(self.metric, self.p, self.metric_params, None)
+        self._metric = metric
+        self._set_effective_metric(metric)
+        if metric.route == "precomputed":
+            self._fit_input = _precomputed_graph.fit(self, X)
+            self._nnd_params = _approximate.check_params(self.algorithm_params)
+            return None
+        csr = _rows_kind(_sparse_search.check_csr(X, magnitude=False), X)  # any value
+        self._fit_input = csr
+        self.n_features_in_ = csr.shape[1]
+        self.n_samples_fit_ = csr.shape[0]
+        self._fit_other_metric(csr, metric)  # refuses kd_tree for a callable first
+        if self.algorithm not in ("auto", "brute"):
+            warnings.warn(f"cannot use tree with sparse input: using brute force (algorithm="
+                          f"{self.algorithm!r} was asked for). Pass algorithm='brute' to "
+                          "silence this warning.", UserWarning, stacklevel=4)
+        return None
 
     def _fit_other_metric(self, X, metric):
         """Minkowski (p != 2), cosine, precomputed and callable metrics: exact brute force
@@ -221,8 +287,17 @@ class NeighborsBase(BaseEstimator):
         check_is_fitted(self, "_fit_X")
         if X is None:
             return None
+        if self._metric.route == "precomputed" and _sparse_search.issparse(X):
+            return _precomputed_graph.check_graph(X, n_columns=self.n_samples_fit_)
+        if self._metric.route == "callable" and (_sparse_search.issparse(X)
+                                                 or _sparse_search.issparse(self._fit_X)):
+            return self._callable_query_points(X, method)
         if getattr(self, "_sparse_index", None) is not None:
             return _sparse_search.query_points(self, X, method)  # sparse hook
+        if _sparse_search.issparse(X) and allows_nan(self.metric):
+            # scikit-learn's class and words: NaN-aware metrics take dense input only
+            raise TypeError("Sparse data was passed, but dense data is required. Use "
+                            "'.toarray()' to convert to a dense numpy array.")
         if _sparse_search.issparse(X):  # sparse queries against a dense fit: made dense
             X = _sparse_search.query_points(self, X, method)
         metric = self._metric
@@ -236,11 +311,22 @@ class NeighborsBase(BaseEstimator):
                     "the distances from each query to every training sample."
                 )
             return X.astype(self._fit_X.dtype, copy=False)
-        X = check_query(self, X, method)
+        X = check_query(self, X, method, allow_nonfinite=nan_policy(self.metric))
         X = X.astype(self._fit_X.dtype, copy=False)
         Q = metric.transform_rows(X)
         if metric.route == "euclidean":
             check_distance_magnitude(Q, self._mapped_name(), centre=self._centre)
+        return Q
+
+    def _callable_query_points(self, X, method):
+        """Queries of a callable metric when the training rows or the queries are sparse:
+        each side keeps its own kind (sparse rows as 1 x d CSR, dense rows as 1-D arrays),
+        as scikit-learn's pairwise loop hands them to the callable."""
+        if not _sparse_search.issparse(X):
+            return check_query(self, X, method)
+        check_feature_names(self, X)
+        Q = _rows_kind(_sparse_search.check_csr(X, magnitude=False), X)
+        check_n_features(self, Q, method)
         return Q
 
     def _check_k(self, k, self_query):
@@ -259,6 +345,8 @@ class NeighborsBase(BaseEstimator):
             sq, ind = _sparse_search.kneighbors(self._sparse_index, Q, k, self_query,
                                                 self.n_jobs)
             sq = _sparse_to_reduced(self._metric, sq)
+        elif self._metric.route == "precomputed" and _sparse_search.issparse(Q):
+            sq, ind = _precomputed_graph.kneighbors(Q, k, self_query)
         elif self._metric.route != "euclidean":
             sq, ind = _metric_search.knn(self._metric, self._fit_X, Q, k,
                                          self_query=self_query, n_jobs=self.n_jobs)
@@ -271,7 +359,11 @@ class NeighborsBase(BaseEstimator):
         else:
             sq, ind = _search.knn_brute(self._fit_X, Q, k, self_query=self_query,
                                         n_jobs=self.n_jobs, progress=progress)
-        check_neighbor_indices(ind, sq, self.n_samples_fit_, "The neighbour search")
+        # nan_euclidean's inf is a pair with no feature present in both (reported as NaN,
+        # ranked last, as in scikit-learn), not a failed search: only its indices are checked
+        missing = self._metric.kind == codes.NAN_EUCLIDEAN
+        check_neighbor_indices(ind, None if missing else sq, self.n_samples_fit_,
+                               "The neighbour search")
         return sq, ind
 
     def _to_reported(self, sq_dist):
@@ -280,31 +372,60 @@ class NeighborsBase(BaseEstimator):
         return self._metric.reported(sq_dist).astype(self._fit_X.dtype, copy=False)
 
     def _radius_csr(self, Q, radius):
-        check_scalar(radius, "radius", "real", min_value=0, allow_inf=True)
+        """The radius search as CSR arrays ``(indptr, indices, reduced values)``; ``radius``
+        is one radius or one per query (:mod:`fastdr.neighbors._radius`: the search runs
+        with the largest, then each row keeps its own, tested as the search tests it)."""
+        radii = _radius.check_radius(radius, self.n_samples_fit_ if Q is None else Q.shape[0])
+        per_query = np.ndim(radii) == 1
+        radius = _radius.largest(radii)
+        self_query = Q is None
         if getattr(self, "_sparse_index", None) is not None:  # sparse hook
             out = _sparse_search.radius(self._sparse_index, Q, radius, Q is None, self.n_jobs)
+            if per_query:  # the kernel tests the distance itself: sqrt(d * d) == d exactly
+                sqeuclidean = self._sparse_index.kind == codes.SQEUCLIDEAN
+                keys = out[2] if sqeuclidean else np.sqrt(out[2])
+                out = _radius.keep_within(*out, keys, radii)
             check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
             return out[0], out[1], _sparse_to_reduced(self._metric, out[2])
         if self._algorithm == "nndescent":
             raise _approximate.no_radius_error()
-        self_query = Q is None
         Q = self._fit_X if self_query else Q
+        if self._metric.route == "precomputed" and _sparse_search.issparse(Q):
+            return _precomputed_graph.radius(Q, radii, self_query)
         if self._metric.route != "euclidean":
             out = _metric_search.radius(self._metric, self._fit_X, Q,
                                         self._metric.reduced_radius(radius),
                                         self_query=self_query, n_jobs=self.n_jobs)
+            if per_query:
+                bounds = _radius.row_bounds(radii, self._metric.reduced_radius)
+                out = _radius.keep_within(*out, out[2], bounds)
             check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
             return out
-        if self._squared:
-            radius = float(np.sqrt(radius))
+        searched = float(np.sqrt(radius)) if self._squared else radius
         if self._algorithm == "kd_tree":
-            out = _search.radius_tree(self._tree, self._fit_X, Q, radius,
+            out = _search.radius_tree(self._tree, self._fit_X, Q, searched,
                                       self_query=self_query, n_jobs=self.n_jobs)
         else:
-            out = _search.radius_brute(self._fit_X, Q, radius, self_query=self_query,
+            out = _search.radius_brute(self._fit_X, Q, searched, self_query=self_query,
                                        n_jobs=self.n_jobs)
+        if per_query:  # squared distances against the squared radius, as the search tests
+            squared = self._squared
+            bounds = _radius.row_bounds(
+                radii, lambda r: (float(np.sqrt(r)) if squared else r) ** 2)
+            out = _radius.keep_within(*out, out[2], bounds)
         check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
         return out
+
+
+def _rows_kind(csr, X):
+    """The validated CSR as the caller's kind: a sparse array stays an array, so that a
+    callable metric meets the operators it was written for (``*`` multiplies elementwise on
+    an array, as a matrix product on a matrix)."""
+    return csr if isinstance(X, scipy.sparse.spmatrix) else scipy.sparse.csr_array(csr)
+
+
+def _is_precomputed(metric):
+    return isinstance(metric, str) and metric == "precomputed"
 
 
 def _sparse_to_reduced(metric, currency):
@@ -316,6 +437,12 @@ def _sparse_to_reduced(metric, currency):
     if metric.route == "minkowski" and metric.kind == codes.MINKOWSKI:
         return dist ** metric.p
     return dist
+
+
+def nan_policy(metric):
+    """``check_array``'s ``allow_nonfinite`` for data searched with ``metric``: NaN passes
+    for a metric that reads it as a missing value (``"nan_euclidean"``), inf never."""
+    return "allow-nan" if allows_nan(metric) else False
 
 
 def _check_precomputed(D):

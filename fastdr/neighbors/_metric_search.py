@@ -7,14 +7,15 @@ Routes (see :class:`fastdr._distance.metric.Metric`):
 * ``"precomputed"``: heap selection over the rows of the given distance matrix;
 * ``"callable"``: the user's function called once per pair from Python (the slow path: about
   a microsecond or more per pair, O(m n) memory for the distance block), then the same
-  selection as ``"precomputed"``. A numba-jitted function (``@numba.njit``) without
-  ``metric_params`` is instead called from a parallel kernel compiled for it (compiled on
-  first use, not cached).
+  selection as ``"precomputed"``. Sparse rows reach it as 1 x d sparse matrices. A
+  numba-jitted function (``@numba.njit``) without ``metric_params`` is instead called, on
+  dense rows, from a parallel kernel compiled for it (compiled on first use, not cached).
 
 Everything returns *reduced* values in float64 (``Metric.reported`` converts them).
 """
 
 import numpy as np
+import scipy.sparse
 from numba.extending import is_jitted
 
 from .._config import MINKOWSKI_T_BLOCK
@@ -45,16 +46,28 @@ def callable_matrix(metric, Q, T):
                            "callable metric", alternative="Query fewer points at a time.")
     func, params = metric.func, metric.params
     out = np.full((m, n), np.nan)  # NaN marks a pair a jitted callable failed to write
+    q_row, t_row = _row_reader(Q), _row_reader(T)
     if m and n:
-        probe(func, Q[0], T[0], params, role="metric")
-        if is_jitted(func) and not params:
+        probe(func, q_row(0), t_row(0), params, role="metric")
+        dense = not (scipy.sparse.issparse(Q) or scipy.sparse.issparse(T))
+        if dense and is_jitted(func) and not params:
             _kernels().pairwise_jitted(Q, T, func, out)
         else:
             for i in range(m):
+                x = q_row(i)
                 for j in range(n):
-                    out[i, j] = func(Q[i], T[j], **params)
-        check_values(out, func, Q.__getitem__, T.__getitem__, params, role="metric")
+                    out[i, j] = func(x, t_row(j), **params)
+        check_values(out, func, q_row, t_row, params, role="metric")
     return out
+
+
+def _row_reader(A):
+    """Row i as the callable gets it: a 1-D array, or for sparse A a 1 x d sparse matrix of
+    A's own kind (scikit-learn's ``A[[i], :]``: a 1-D sparse array would be new to the
+    callables written for scikit-learn)."""
+    if scipy.sparse.issparse(A):
+        return lambda i: A[[i], :]
+    return A.__getitem__
 
 
 def _dense_rows(metric, T, Q):

@@ -11,8 +11,8 @@ from .._runtime.threads import parallel_section
 from .._validation.arrays import check_classification_targets, check_is_fitted
 from .._validation.params import StrOptions
 from ..exceptions import DataConversionWarning, compatible
-from . import _sparse_search  # sparse hook (issue 15): sparse X in fit
-from ._base import NeighborsBase
+from ._base import NeighborsBase, nan_policy
+from ._fitted_input import training_data
 
 _WEIGHTS = ("uniform", "distance")
 
@@ -142,7 +142,8 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
         Accepted for scikit-learn compatibility; as in :class:`NearestNeighbors`.
     p : float, default=2
         The Minkowski exponent, as in :class:`NearestNeighbors`.
-    metric : str, callable or fitted metric learner, default="minkowski"
+    metric : str, callable, fitted metric learner or sklearn.metrics.DistanceMetric, \
+default="minkowski"
         As in :class:`NearestNeighbors`. With ``"precomputed"``, ``fit`` takes the (n, n)
         training distances and ``predict`` the (n_queries, n) query distances.
     metric_params : dict or None
@@ -176,15 +177,20 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsSupervised):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or a fitted index
+            As in :meth:`NearestNeighbors.fit`: a fitted neighbours estimator, BallTree or
+            KDTree lends its training points; with ``metric="precomputed"``, the distances
+            or a sparse neighbour graph.
         y : array-like of shape (n_samples,)
 
         Returns
         -------
         self
         """
+        X = training_data(X)  # a fitted index lends its points
         self._start_fit(X)
-        X, y = _sparse_search.check_X_y(X, y, multi_output=True)
+        X, y = self._check_X_y(X, y, multi_output=True,
+                               allow_nonfinite=nan_policy(self.metric))
         if y.ndim == 2 and y.shape[1] == 1:
             warnings.warn(
                 "A column-vector y was passed when a 1d array was expected; it was raveled to "
@@ -253,7 +259,8 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
         Accepted for scikit-learn compatibility; as in :class:`NearestNeighbors`.
     p : float, default=2
         The Minkowski exponent, as in :class:`NearestNeighbors`.
-    metric : str, callable or fitted metric learner, default="minkowski"
+    metric : str, callable, fitted metric learner or sklearn.metrics.DistanceMetric, \
+default="minkowski"
         As in :class:`NearestNeighbors`. With ``"precomputed"``, ``fit`` takes the (n, n)
         training distances and ``predict`` the (n_queries, n) query distances.
     metric_params : dict or None
@@ -278,15 +285,18 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsSupervised):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or a fitted index
+            As in :meth:`KNeighborsClassifier.fit`.
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
 
         Returns
         -------
         self
         """
+        X = training_data(X)  # a fitted index lends its points
         self._start_fit(X)
-        X, y = _sparse_search.check_X_y(X, y, y_numeric=True, multi_output=True)
+        X, y = self._check_X_y(X, y, y_numeric=True, multi_output=True,
+                               allow_nonfinite=nan_policy(self.metric))
         self._y_1d = y.ndim == 1
         self._y, self._y_scale = scaled_targets(y)
         self._fit_neighbors(X)

@@ -21,6 +21,7 @@ import scipy.sparse
 from .._config import SPARSE_QUERY_BLOCK_ROWS
 from .._distance.metric import weighted_minkowski
 from .._distance.scaling import unit_scale_rows
+from .._distance.sklearn_metric import as_named_metric
 from .._kernels import codes
 from .._kernels.distances import sparse as kernels
 from .._runtime.threads import parallel_section
@@ -81,6 +82,7 @@ def resolve_metric(metric, p=2, metric_params=None):
     ``"minkowski"`` takes ``p`` (or ``metric_params={"p": p}``, which wins, as in
     scikit-learn); p=1, 2 and inf become manhattan, euclidean and chebyshev.
     """
+    metric, p, metric_params = as_named_metric(metric, p, metric_params)  # DistanceMetric
     if not isinstance(metric, str) or metric not in SPARSE_METRICS:
         raise ValueError(
             f"Metric {metric!r} not valid for sparse input. fastdr takes sparse X with "

@@ -8,6 +8,7 @@ from .._runtime.progress import StageLog
 from .._validation.params import Interval, check_graph_mode
 from . import _approximate, _search
 from ._base import NeighborsBase
+from ._fitted_input import check_same_params, is_fitted_estimator, training_data
 
 
 class NearestNeighbors(NeighborsBase):
@@ -32,18 +33,29 @@ class NearestNeighbors(NeighborsBase):
     leaf_size : int, default=30
         Accepted for scikit-learn compatibility; it changes no result (the k-d tree keeps
         its own tuned leaf size).
-    metric : str, callable or fitted metric learner, default="minkowski"
+    metric : str, callable, fitted metric learner or sklearn.metrics.DistanceMetric, \
+default="minkowski"
         ``"minkowski"`` (with ``p``), ``"euclidean"``/``"l2"``, ``"sqeuclidean"``,
         ``"manhattan"``/``"cityblock"``/``"l1"``, ``"chebyshev"``/``"infinity"``,
         ``"cosine"``, ``"mahalanobis"`` (``metric_params={"VI": VI}``, ``{"V": V}`` or
         ``{"M": M}``), ``"precomputed"`` (``fit`` takes the (n, n) distances between
-        training points, queries the (n_queries, n) distances to them) or a callable
-        ``f(x, y, **metric_params) -> float``. The Euclidean family (and ``p=2``) runs the
+        training points, queries the (n_queries, n) distances to them; either may be a
+        sparse neighbour graph, CSR, CSC, COO or LIL, whose stored entries, explicit zeros
+        included, are each row's only candidate neighbours, as in scikit-learn) or a
+        callable ``f(x, y, **metric_params) -> float`` (with sparse X it gets 1 x d sparse
+        rows, as in scikit-learn). The Euclidean family (and ``p=2``) runs the
         GEMM kernels; manhattan, chebyshev and general p the blocked direct kernels;
         cosine a GEMM on normalised rows (a zero row is at distance 1 from everything, as
         in scikit-learn). A callable runs in Python once per pair: the slow path, and
         O(n_queries x n) memory. A fitted learner (anything with ``components_``) uses
-        ``||L x - L y||``.
+        ``||L x - L y||``. ``"nan_euclidean"`` is scikit-learn's NaN-aware Euclidean
+        distance: X may hold NaN (a missing value) for it alone; dense X, brute force; a
+        pair with no feature present in both is at distance NaN and ranks last. The other
+        names of scikit-learn's brute force (braycurtis, canberra, correlation, seuclidean,
+        hamming, the boolean dissimilarities, haversine) run the blocked direct kernels. A
+        ``DistanceMetric`` object is read as the metric of its name and parameters (its
+        own parameters win over ``p`` and ``metric_params``, as in scikit-learn);
+        ``effective_metric_`` is the object.
     p : float, default=2
         The Minkowski exponent: 1 is manhattan, 2 euclidean, ``np.inf`` chebyshev; any
         real ``p >= 1`` works (0 < p < 1 warns and runs brute force, as in scikit-learn).
@@ -114,7 +126,11 @@ class NearestNeighbors(NeighborsBase):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or a fitted index
+            A fitted neighbours estimator (fastdr's or scikit-learn's), or a scikit-learn
+            ``BallTree``/``KDTree``, lends its training points (searched with this
+            estimator's own metric). With ``metric="precomputed"``: the (n_samples,
+            n_samples) distances, dense or a sparse neighbour graph.
         y : ignored
 
         Returns
@@ -122,6 +138,7 @@ class NearestNeighbors(NeighborsBase):
         self
         """
         log = StageLog(type(self).__name__, self.verbose)
+        X = training_data(X)  # a fitted index lends its points
         self._start_fit(X)
         self._fit_neighbors(X)
         log.done(f"fit ({self._algorithm})")
@@ -134,11 +151,13 @@ class NearestNeighbors(NeighborsBase):
         ----------
         X : array-like of shape (n_queries, n_features) or None
             None means the training points, each excluding itself by index.
-        radius : float or None
-            Defaults to the constructor's ``radius``. Points at exactly ``radius`` count.
+        radius : float, array-like of shape (n_queries,) or None
+            Defaults to the constructor's ``radius``; an array gives one radius per query
+            (each >= 0). Points at exactly the radius count.
         return_distance : bool, default=True
         sort_results : bool, default=False
-            Sort each row by distance (ties by index); otherwise rows are in index order.
+            Sort each row by distance (ties by index); otherwise rows are in index order
+            (in increasing distance for a sparse precomputed graph).
 
         Returns
         -------
@@ -168,8 +187,9 @@ class NearestNeighbors(NeighborsBase):
 
         Parameters
         ----------
-        X : array-like or None
-        radius : float or None
+        X : array-like, sparse matrix or None
+        radius : float, array-like of shape (n_queries,) or None
+            One radius, or one per query.
         mode : {"connectivity", "distance"}
         sort_results : bool, default=False
             Order each row's entries by distance instead of by index.
@@ -219,7 +239,9 @@ def kneighbors_graph(X, n_neighbors, *, mode="connectivity", metric="minkowski",
 
     Parameters
     ----------
-    X : array-like of shape (m, d)
+    X : {array-like, sparse matrix} of shape (m, d), or a fitted neighbours estimator
+        A fitted estimator (fastdr's or scikit-learn's) gives the graph of its own training
+        points; ``metric``, ``p`` and ``metric_params`` must then equal its own.
     n_neighbors : int
     mode : {"connectivity", "distance"}
     metric, p, metric_params
@@ -233,6 +255,14 @@ def kneighbors_graph(X, n_neighbors, *, mode="connectivity", metric="minkowski",
     -------
     scipy.sparse.csr_matrix
     """
+    if is_fitted_estimator(X):  # a fitted estimator: its own points and metric
+        check_same_params(X, metric=metric, p=p, metric_params=metric_params)
+        if not callable(getattr(X, "_training_points", None)):  # scikit-learn's
+            query = X._fit_X if include_self else None
+            return X.kneighbors_graph(query, n_neighbors, mode=mode)
+        if include_self:
+            return _graph_with_self(X, n_neighbors, mode)
+        return X.kneighbors_graph(None, n_neighbors, mode=mode)
     nn = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, p=p,
                           metric_params=metric_params,
                           algorithm=algorithm, algorithm_params=algorithm_params,
@@ -265,7 +295,8 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", metric="minkowski"
 
     Parameters
     ----------
-    X : array-like of shape (m, d)
+    X : {array-like, sparse matrix} of shape (m, d), or a fitted NearestNeighbors
+        As in :func:`kneighbors_graph`.
     radius : float
     mode : {"connectivity", "distance"}
     metric, p, metric_params
@@ -278,10 +309,17 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", metric="minkowski"
     -------
     scipy.sparse.csr_matrix of shape (m, m)
     """
-    if algorithm == "nndescent":  # before fit builds a graph that cannot be used
-        raise _approximate.no_radius_error()
-    nn = NearestNeighbors(radius=radius, metric=metric, p=p, metric_params=metric_params,
-                          algorithm=algorithm, n_jobs=n_jobs).fit(X)
+    if is_fitted_estimator(X) and hasattr(X, "radius_neighbors_graph"):
+        check_same_params(X, metric=metric, p=p, metric_params=metric_params)
+        if not callable(getattr(X, "_training_points", None)):  # scikit-learn's
+            query = X._fit_X if include_self else None
+            return X.radius_neighbors_graph(query, radius, mode=mode)
+        nn = X
+    else:
+        if algorithm == "nndescent":  # before fit builds a graph that cannot be used
+            raise _approximate.no_radius_error()
+        nn = NearestNeighbors(radius=radius, metric=metric, p=p, metric_params=metric_params,
+                              algorithm=algorithm, n_jobs=n_jobs).fit(X)
     if not include_self:
         return nn.radius_neighbors_graph(None, radius, mode=mode)
     check_graph_mode(mode)

@@ -90,10 +90,10 @@ def test_mahalanobis_without_matrix_is_explained():
 
 
 def test_unknown_metric_lists_the_valid_ones():
-    with pytest.raises(ValueError, match=r"Unknown metric 'nan_euclidean': metric must be one of "
-                       r"'minkowski', 'euclidean', .*'cosine', 'mahalanobis', .*'haversine', "
+    with pytest.raises(ValueError, match=r"Unknown metric 'sokalmichener': metric must be one of "
+                       r"'minkowski', 'euclidean', .*'cosine', 'mahalanobis', .*'haversine', .*"
                        r"'precomputed'"):
-        pairwise_distances(np.ones((3, 2)), metric="nan_euclidean")
+        pairwise_distances(np.ones((3, 2)), metric="sokalmichener")
 
 
 def test_feature_mismatch_between_x_and_y():

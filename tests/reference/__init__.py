@@ -8,6 +8,7 @@ from .distances import (  # noqa: F401
     exact_pair_distance,
     keys_to_distances,
     metric_keys,
+    nan_euclidean,
     reduced_distances,
     sq_euclidean,
     symmetry_stats,

@@ -11,6 +11,24 @@ def sq_euclidean(X, Y):
 
 
 
+def nan_euclidean(X, Y):
+    """scikit-learn's NaN-aware Euclidean distances by plain loops, in float64: for each
+    pair, ``sqrt(d / n_both * sum (x_c - y_c)^2)`` over the ``n_both`` features present
+    (not NaN) in both rows; NaN when no feature is present in both."""
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    d = X.shape[1]
+    out = np.empty((X.shape[0], Y.shape[0]))
+    for i, x in enumerate(X):
+        for j, y in enumerate(Y):
+            both = ~np.isnan(x) & ~np.isnan(y)
+            n_both = int(both.sum())
+            total = float(((x[both] - y[both]) ** 2).sum())
+            out[i, j] = np.sqrt(d / n_both * total) if n_both else np.nan
+    return out
+
+
+
 def symmetry_stats(A):
     """(largest |A_ij - A_ji|, largest |A_ij|, smallest A_ij) of a square matrix, in float64."""
     A = np.asarray(A, dtype=np.float64)

@@ -13,7 +13,9 @@ reassociating a sum). Every kernel works on *reduced* distances, ``kind`` being 
 * ``BRAYCURTIS``: ``sum |q - t| / sum |q + t|`` (0 when the denominator is 0);
 * ``CANBERRA``: ``sum |q - t| / (|q| + |t|)`` over the features where ``|q| + |t| > 0``;
 * ``HAMMING``, the boolean codes ``DICE`` to ``YULE`` and ``HAVERSINE``: one target at a time
-  (:func:`pair_value`), with scipy's definitions.
+  (:func:`pair_value`), with scipy's definitions;
+* ``NAN_EUCLIDEAN``: one target at a time (:func:`nan_euclidean_pair`), scikit-learn's
+  ``nan_euclidean_distances``; ``inf`` for a pair with no feature present in both.
 
 Parallel over blocks of query rows; each iteration owns its rows of the outputs. The k-NN
 selection is the bounded heap of :mod:`fastdr._kernels.heap` (ties by the smaller index).
@@ -34,6 +36,7 @@ from ..codes import (
     HAVERSINE,
     JACCARD,
     MANHATTAN,
+    NAN_EUCLIDEAN,
     ROGERSTANIMOTO,
     RUSSELLRAO,
     SOKALSNEATH,
@@ -109,11 +112,34 @@ def _ratio(num, den):
 
 
 @njit(cache=True)
+def nan_euclidean_pair(q, t_block, c):
+    """scikit-learn's NaN-aware Euclidean distance of query row q to column c of a packed
+    block: ``sqrt(d / n_both * sum (q_f - t_f)^2)`` over the ``n_both`` features where neither
+    is NaN (the sum scaled up as if every feature were present). A pair with no feature
+    present in both has no distance: scikit-learn gives NaN and ranks it last; the kernel
+    returns ``inf``, which the heaps also rank last (ties by index) and every finite radius
+    excludes, and the Python tier reports it as NaN. O(d)."""
+    d = q.shape[0]
+    total = 0.0
+    n_both = 0
+    for f in range(d):
+        diff = np.float64(q[f]) - np.float64(t_block[f, c])
+        if diff == diff:  # neither is NaN (inf is refused before the kernels)
+            total += diff * diff
+            n_both += 1
+    if n_both == 0:
+        return np.inf
+    return np.sqrt(total * (d / n_both))
+
+
+@njit(cache=True)
 def pair_value(q, t_block, c, kind):
     """The distance of query row q to column c of a packed block for the codes computed one
     pair at a time: hamming, the boolean dissimilarities (of ``x != 0``; 0/0 counts 0) and
-    haversine (d = 2). O(d)."""
+    haversine (d = 2); nan_euclidean. O(d)."""
     d = q.shape[0]
+    if kind == NAN_EUCLIDEAN:
+        return nan_euclidean_pair(q, t_block, c)
     if kind == HAVERSINE:
         lat_q, lat_t = np.float64(q[0]), np.float64(t_block[0, c])
         half_lat = np.sin(0.5 * (lat_q - lat_t))
