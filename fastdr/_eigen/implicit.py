@@ -42,6 +42,9 @@ class ImplicitCentredMatrix(scipy.sparse.linalg.LinearOperator):
         A's name in the messages ("The kernel matrix").
     remedy : str
         What to do about a non-finite A.
+    product : callable or None
+        ``product(V)`` returns ``A V`` for an (m, b) V in one call (a fused kernel that
+        never forms A's blocks); None forms them with ``rows``.
 
     Attributes
     ----------
@@ -51,9 +54,10 @@ class ImplicitCentredMatrix(scipy.sparse.linalg.LinearOperator):
         Products computed so far (each one pass over A).
     """
 
-    def __init__(self, rows, m, dtype, *, what, remedy):
+    def __init__(self, rows, m, dtype, *, what, remedy, product=None):
         super().__init__(dtype=np.dtype(dtype), shape=(m, m))
         self.rows = rows
+        self.product = product
         self.what = what
         self.remedy = remedy
         self.row_means = None
@@ -70,13 +74,16 @@ class ImplicitCentredMatrix(scipy.sparse.linalg.LinearOperator):
         first = self.row_means is None
         if first:
             centred = np.column_stack([centred, np.ones(m, dtype=self.dtype)])
-        product = np.empty((m, centred.shape[1]), dtype=self.dtype)
-        buffer = np.empty((self.block_rows, m), dtype=self.dtype)
-        for start in range(0, m, self.block_rows):
-            stop = min(m, start + self.block_rows)
-            block = self.rows(start, stop, buffer[:stop - start])
-            with np.errstate(invalid="ignore", over="ignore"):  # reported just below
-                np.matmul(block, centred, out=product[start:stop])
+        if self.product is not None:
+            product = np.asarray(self.product(centred), dtype=self.dtype)
+        else:
+            product = np.empty((m, centred.shape[1]), dtype=self.dtype)
+            buffer = np.empty((self.block_rows, m), dtype=self.dtype)
+            for start in range(0, m, self.block_rows):
+                stop = min(m, start + self.block_rows)
+                block = self.rows(start, stop, buffer[:stop - start])
+                with np.errstate(invalid="ignore", over="ignore"):  # reported just below
+                    np.matmul(block, centred, out=product[start:stop])
         self.passes += 1
         if first:
             self.row_means = product[:, b].astype(np.float64) / m

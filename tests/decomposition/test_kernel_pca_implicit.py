@@ -11,6 +11,7 @@ from sklearn.decomposition import KernelPCA as SkKernelPCA
 
 import fastdr
 from fastdr._eigen import implicit
+from fastdr.decomposition import _kernel_pca_routes
 from fastdr.exceptions import MemoryBudgetError
 
 from ..reference.linear import centred_kernel, kernel_matrix
@@ -35,6 +36,7 @@ def _assert_same(a, b, X, Q, rtol=1e-8):
                                atol=rtol * np.sqrt(scale))
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 @pytest.mark.parametrize("solver", ["arpack", "lobpcg", "randomized"])
 @pytest.mark.parametrize("kernel", ["rbf", "poly", "cosine", "linear"])
 def test_implicit_equals_stored(kernel, solver):
@@ -43,6 +45,7 @@ def test_implicit_equals_stored(kernel, solver):
     _assert_same(stored, free, X, _data(m=9, seed=1))
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 def test_implicit_equals_the_naive_reference_and_scikit_learn():
     X = _data(m=500)
     free = fastdr.KernelPCA(5, kernel="rbf", gamma=0.2, kernel_storage="implicit",
@@ -55,6 +58,7 @@ def test_implicit_equals_the_naive_reference_and_scikit_learn():
     np.testing.assert_allclose(np.abs(embedding), np.abs(expected), atol=1e-8)
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 def test_sparse_float32_and_callable_kernels():
     X = _data(m=300)
     sparse = scipy.sparse.random(300, 40, density=0.1, format="csr", random_state=0)
@@ -68,21 +72,36 @@ def test_sparse_float32_and_callable_kernels():
         _assert_same(stored, free, data, data[:5], rtol=tol)
 
 
-def test_never_forms_an_m_by_m_array(monkeypatch):
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
+@pytest.mark.parametrize("kernel", ["poly", "rbf"])
+def test_never_forms_an_m_by_m_array(monkeypatch, kernel):
     X = _data(m=1500, d=3)
     real_kernel = fastdr.KernelPCA._kernel
-    shapes = []
+    real_times = _kernel_pca_routes.rbf_times
+    shapes, accumulators = [], []
 
     def recording(self, A, B, *args, **kwargs):
         shapes.append((A.shape[0], B.shape[0]))
         return real_kernel(self, A, B, *args, **kwargs)
 
+    def recording_times(X, Xt, gamma, V, tile, acc):
+        accumulators.append(acc.nbytes)
+        return real_times(X, Xt, gamma, V, tile, acc)
+
     monkeypatch.setattr(fastdr.KernelPCA, "_kernel", recording)
+    monkeypatch.setattr(_kernel_pca_routes, "rbf_times", recording_times)
     monkeypatch.setattr(implicit, "BLOCK_BYTES", 8 * 1500 * 200)  # 200-row blocks
-    fastdr.KernelPCA(3, kernel="rbf", kernel_storage="implicit", random_state=0).fit(X)
-    assert shapes and max(a * b for a, b in shapes) <= 200 * 1500
+    monkeypatch.setattr(_kernel_pca_routes, "RBF_ACCUMULATOR_BYTES", 8 * 1500 * 5 * 3)
+    fastdr.KernelPCA(3, kernel=kernel, kernel_storage="implicit", eigen_solver="arpack",
+                     random_state=0).fit(X)
+    if kernel == "rbf":  # the fused product: tiles and at most 3 accumulators of m x 5
+        assert not shapes and accumulators
+        assert max(accumulators) <= 8 * 1500 * 5 * 3
+    else:
+        assert shapes and max(a * b for a, b in shapes) <= 200 * 1500
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 def test_auto_goes_implicit_when_the_kernel_does_not_fit(capsys):
     X = _data(m=800)
     stored = fastdr.KernelPCA(3, kernel="rbf", random_state=0).fit(X)
@@ -114,6 +133,7 @@ def test_bad_kernel_storage_is_refused():
         fastdr.KernelPCA(2, kernel_storage="disk").fit(_data())
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 def test_bit_identical_for_any_n_jobs():
     X = _data(m=2500, d=4)
     fits = [fastdr.KernelPCA(3, kernel="rbf", kernel_storage="implicit", random_state=0,
@@ -128,6 +148,7 @@ def test_non_finite_kernel_is_caught_before_the_solver():
         fastdr.KernelPCA(2, kernel="poly", kernel_storage="implicit").fit(X)
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 def test_inverse_transform_as_the_stored_route():
     X = _data(m=200)
     stored, free = _pair(X, n_components=3, kernel="rbf", gamma=0.1, eigen_solver="arpack",
@@ -135,3 +156,11 @@ def test_inverse_transform_as_the_stored_route():
     Z = stored.transform(X[:5])
     np.testing.assert_allclose(free.inverse_transform(Z), stored.inverse_transform(Z),
                                atol=1e-7)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_small_implicit_equals_stored(kernel):
+    # the one comparison small enough for the interpreted kernels of the coverage pass
+    X = _data(m=60, d=3)
+    stored, free = _pair(X, n_components=2, kernel=kernel, gamma=0.3, eigen_solver="arpack")
+    _assert_same(stored, free, X, X[:4])

@@ -7,6 +7,7 @@ import pytest
 from fastdr._kernels.spectral import kernel_matrix
 from fastdr._kernels.spectral.block_product import dense_times_block, upper_times_block
 from fastdr._kernels.spectral.centering import double_centre_inplace
+from fastdr._kernels.spectral.rbf_product import rbf_times
 
 from .. import reference
 
@@ -98,3 +99,15 @@ def test_dot_kernel_inplace_matches_the_formulas(rng, dtype, m, n, kernel):
     np.testing.assert_allclose(K, want, rtol=tol, atol=tol * np.abs(want).max())
     if kernel == "cosine":
         assert (K[:, 0] == 0).all()
+
+
+@pytest.mark.parametrize("m,tile,chunks", [(517, 64, 1), (517, 64, 3), (40, 256, 2),
+                                           (300, 100, 7)])
+def test_fused_rbf_product_equals_the_naive_product(m, tile, chunks):
+    rng = np.random.default_rng(m)
+    X = rng.standard_normal((m, 4))
+    V = rng.standard_normal((m, 5))
+    acc = np.zeros((chunks, m, 5))
+    rbf_times(X, np.ascontiguousarray(X.T), 0.3, V, tile, acc)
+    expected = reference.kernel_matrix(X, X, "rbf", 0.3) @ V
+    np.testing.assert_allclose(acc.sum(axis=0), expected, rtol=1e-12, atol=1e-12)

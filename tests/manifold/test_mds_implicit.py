@@ -23,6 +23,7 @@ def _fit(X, storage, **params):
     return fastdr.ClassicalMDS(distance_storage=storage, random_state=0, **params).fit(X)
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 @pytest.mark.parametrize("metric,solver,m", [("manhattan", "arpack", 400),
                                              ("chebyshev", "lobpcg", 400),
                                              ("cosine", "randomized", 1200),
@@ -42,6 +43,7 @@ def test_implicit_equals_stored(metric, solver, m):
                                atol=1e-9 * np.sqrt(scale))
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 def test_implicit_matches_scikit_learn():
     X = _data(400)
     free = _fit(X, "implicit", n_components=2, metric="manhattan")
@@ -49,6 +51,7 @@ def test_implicit_matches_scikit_learn():
     assert procrustes_disparity(free.embedding_, sk.embedding_) < 1e-12
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 def test_never_forms_an_m_by_m_array(monkeypatch):
     X = _data(1500, 3)
     real = fastdr.ClassicalMDS._distances
@@ -64,6 +67,7 @@ def test_never_forms_an_m_by_m_array(monkeypatch):
     assert shapes and max(a * b for a, b in shapes) <= 200 * 1500
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 def test_auto_goes_implicit_when_the_distances_do_not_fit(capsys):
     X = _data(800)
     stored = _fit(X, "auto", n_components=2, metric="manhattan")
@@ -94,6 +98,7 @@ def test_bad_distance_storage_is_refused():
         _fit(_data(), "disk")
 
 
+@pytest.mark.jit_only  # many passes over m x m: compiled kernels only
 def test_bit_identical_for_any_n_jobs():
     X = _data(2500, 4)
     fits = [_fit(X, "implicit", n_components=2, metric="manhattan", n_jobs=n)
@@ -109,3 +114,11 @@ def test_overflowing_squares_are_caught_before_the_solver():
         _fit(_data(30), "implicit", n_components=2, metric=huge)
     with pytest.raises(ValueError, match="X holds values too large to compute distances"):
         _fit(_data() * 1e160, "implicit", n_components=2, metric="chebyshev")
+
+
+def test_small_implicit_equals_stored():
+    # the one comparison small enough for the interpreted kernels of the coverage pass
+    X = _data(60, 3)
+    stored = _fit(X, "stored", n_components=2, metric="manhattan", eigen_solver="arpack")
+    free = _fit(X, "implicit", n_components=2, metric="manhattan", eigen_solver="arpack")
+    np.testing.assert_allclose(free.embedding_, stored.embedding_, atol=1e-10)
