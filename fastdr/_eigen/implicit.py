@@ -20,6 +20,10 @@ from . import check_finite_row_means
 
 #: bytes of one row block of A (rows = this / (m itemsize), at least 1)
 BLOCK_BYTES = 64 * 2**20
+#: rows and columns of the fused product's tiles (a 512 KB float64 tile stays in cache)
+TILE = 256
+#: most bytes of the fused product's per-chunk accumulators, all chunks together
+ACCUMULATOR_BYTES = 256 * 2**20
 
 
 class ImplicitCentredMatrix(scipy.sparse.linalg.LinearOperator):
@@ -93,6 +97,31 @@ class ImplicitCentredMatrix(scipy.sparse.linalg.LinearOperator):
 
     def _matvec(self, x):
         return self._matmat(np.asarray(x).reshape(-1, 1)).ravel()
+
+
+def fused_product(X, metric, p, value, gamma, power, n_jobs):
+    """``V -> A V`` for ``A_ij = g(dist(x_i, x_j))`` of the dense rows of X, A never formed:
+    each pair of tiles computed once and used for both of its blocks
+    (:func:`fastdr._kernels.spectral.distance_product.distance_times`, whose docstring
+    gives ``metric``, ``p``, ``value``, ``gamma`` and ``power``). The chunk count depends on
+    m and V's width alone, not on the threads."""
+    from .._kernels.spectral.distance_product import distance_times
+    from .._runtime.threads import parallel_section
+
+    Xf = np.ascontiguousarray(X, dtype=np.float64)
+    Xt = np.ascontiguousarray(Xf.T)
+    m = Xf.shape[0]
+
+    def product(V):
+        V = np.ascontiguousarray(V, dtype=np.float64)
+        chunks = int(max(1, min(16, ACCUMULATOR_BYTES // (8 * m * V.shape[1]))))
+        acc = np.zeros((chunks, m, V.shape[1]))
+        with parallel_section(n_jobs):
+            distance_times(Xf, Xt, int(metric), float(p), int(value), float(gamma),
+                           float(power), V, TILE, acc)
+        return acc.sum(axis=0)
+
+    return product
 
 
 def choose_storage(storage, m, dtype, *, n_components, eigen_solver, parameter, what,

@@ -18,11 +18,12 @@ from .._eigen import (
     reads_upper_triangle,
     spectral_pairs,
 )
-from .._eigen.implicit import ImplicitCentredMatrix
+from .._eigen.implicit import ImplicitCentredMatrix, fused_product
 from .._eigen.implicit import choose_storage as choose_route
 from .._eigen.solvers import randomized_block_width
+from .._kernels.codes import SQEUCLIDEAN
 from .._kernels.spectral.centering import double_centre_inplace
-from .._kernels.spectral.rbf_product import rbf_times
+from .._kernels.spectral.distance_product import GAUSSIAN
 from .._runtime.threads import parallel_section
 from .._validation.params import check_random_state
 from ._kernel_pca_spectrum import CentredKernel, nystrom_start
@@ -94,31 +95,6 @@ def solve_stored(estimator, X, K, n_components, log):
     return values, vectors, (row_means if solver == "dense" else A.row_means), dtype
 
 
-#: rows and columns of the fused rbf kernel's tiles (a 512 KB float64 tile stays in cache)
-RBF_TILE = 256
-#: most bytes of the fused rbf kernel's per-chunk accumulators, all chunks together
-RBF_ACCUMULATOR_BYTES = 256 * 2**20
-
-
-def rbf_product(X, gamma, n_jobs):
-    """``V -> K V`` for the rbf kernel of the dense rows of X, K never formed: each pair of
-    tiles computed once and used for both of its blocks (:mod:`fastdr._kernels.spectral.
-    rbf_product`). The chunk count depends on m and V's width alone (not on the threads)."""
-    Xf = np.ascontiguousarray(X, dtype=np.float64)
-    Xt = np.ascontiguousarray(Xf.T)
-    m = Xf.shape[0]
-
-    def product(V):
-        V = np.ascontiguousarray(V, dtype=np.float64)
-        chunks = int(max(1, min(16, RBF_ACCUMULATOR_BYTES // (8 * m * V.shape[1]))))
-        acc = np.zeros((chunks, m, V.shape[1]))
-        with parallel_section(n_jobs):
-            rbf_times(Xf, Xt, float(gamma), V, RBF_TILE, acc)
-        return acc.sum(axis=0)
-
-    return product
-
-
 def solve_implicit(estimator, X, n_components, log):
     """Eigenpairs of the centred kernel with the kernel never stored (``n_components`` an
     int). ``eigen_solver="auto"`` takes ARPACK up to 2,000 samples, else the randomized
@@ -136,7 +112,8 @@ def solve_implicit(estimator, X, n_components, log):
 
     fused = None
     if estimator.kernel == "rbf" and not scipy.sparse.issparse(X):
-        fused = rbf_product(X, estimator.gamma_, estimator.n_jobs)
+        fused = fused_product(X, SQEUCLIDEAN, 2.0, GAUSSIAN, estimator.gamma_, 1.0,
+                              estimator.n_jobs)
     A = ImplicitCentredMatrix(rows, m, X.dtype, what="The kernel matrix",
                               remedy=estimator._nonfinite_remedy(), product=fused)
     rng, start = _randomized_start(estimator, X, None, m, n_components, solver)

@@ -29,7 +29,13 @@ from .._validation.params import (
 )
 from ..decomposition._centred import project_centred
 from ..pairwise import pairwise_distances
-from ._mds_core import DISTANCE_REMEDY, embed_from_distances, embed_implicit, triangulate
+from ._mds_core import (
+    DISTANCE_REMEDY,
+    embed_from_distances,
+    embed_implicit,
+    fused_mds_product,
+    triangulate,
+)
 from ._mds_linear import embed_euclidean, euclidean_route_applies
 
 METRICS = NEIGHBOR_METRICS
@@ -205,7 +211,8 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         embedding, values, vectors, sq_means, passes = embed_implicit(
             lambda start, stop: self._distances(X[start:stop], X), X.shape[0], X.dtype,
             n_components, eigen_solver=self.eigen_solver, random_state=self.random_state,
-            what=_WHAT)
+            what=_WHAT, product=fused_mds_product(X, self.metric, self.metric_params,
+                                                  self.n_jobs))
         log.done(f"eigensolver on the implicit B ({X.shape[0]} x {X.shape[0]}, never "
                  f"stored): {passes} passes over the distances")
         self.embedding_ = np.ascontiguousarray(embedding, dtype=X.dtype)

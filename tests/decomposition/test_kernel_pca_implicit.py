@@ -11,7 +11,7 @@ from sklearn.decomposition import KernelPCA as SkKernelPCA
 
 import fastdr
 from fastdr._eigen import implicit
-from fastdr.decomposition import _kernel_pca_routes
+from fastdr._kernels.spectral import distance_product
 from fastdr.exceptions import MemoryBudgetError
 
 from ..reference.linear import centred_kernel, kernel_matrix
@@ -77,21 +77,21 @@ def test_sparse_float32_and_callable_kernels():
 def test_never_forms_an_m_by_m_array(monkeypatch, kernel):
     X = _data(m=1500, d=3)
     real_kernel = fastdr.KernelPCA._kernel
-    real_times = _kernel_pca_routes.rbf_times
+    real_times = distance_product.distance_times
     shapes, accumulators = [], []
 
     def recording(self, A, B, *args, **kwargs):
         shapes.append((A.shape[0], B.shape[0]))
         return real_kernel(self, A, B, *args, **kwargs)
 
-    def recording_times(X, Xt, gamma, V, tile, acc):
-        accumulators.append(acc.nbytes)
-        return real_times(X, Xt, gamma, V, tile, acc)
+    def recording_times(*args):
+        accumulators.append(args[-1].nbytes)
+        return real_times(*args)
 
     monkeypatch.setattr(fastdr.KernelPCA, "_kernel", recording)
-    monkeypatch.setattr(_kernel_pca_routes, "rbf_times", recording_times)
+    monkeypatch.setattr(distance_product, "distance_times", recording_times)
     monkeypatch.setattr(implicit, "BLOCK_BYTES", 8 * 1500 * 200)  # 200-row blocks
-    monkeypatch.setattr(_kernel_pca_routes, "RBF_ACCUMULATOR_BYTES", 8 * 1500 * 5 * 3)
+    monkeypatch.setattr(implicit, "ACCUMULATOR_BYTES", 8 * 1500 * 5 * 3)
     fastdr.KernelPCA(3, kernel=kernel, kernel_storage="implicit", eigen_solver="arpack",
                      random_state=0).fit(X)
     if kernel == "rbf":  # the fused product: tiles and at most 3 accumulators of m x 5

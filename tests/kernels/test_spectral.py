@@ -3,11 +3,13 @@ and compared with the naive references of tests/reference.py on random inputs.""
 
 import numpy as np
 import pytest
+from scipy.spatial.distance import cdist
 
+from fastdr._kernels.codes import CHEBYSHEV, MANHATTAN, MINKOWSKI, SQEUCLIDEAN
 from fastdr._kernels.spectral import kernel_matrix
 from fastdr._kernels.spectral.block_product import dense_times_block, upper_times_block
 from fastdr._kernels.spectral.centering import double_centre_inplace
-from fastdr._kernels.spectral.rbf_product import rbf_times
+from fastdr._kernels.spectral.distance_product import GAUSSIAN, HALF_SQUARE, distance_times
 
 from .. import reference
 
@@ -103,11 +105,25 @@ def test_dot_kernel_inplace_matches_the_formulas(rng, dtype, m, n, kernel):
 
 @pytest.mark.parametrize("m,tile,chunks", [(517, 64, 1), (517, 64, 3), (40, 256, 2),
                                            (300, 100, 7)])
-def test_fused_rbf_product_equals_the_naive_product(m, tile, chunks):
+@pytest.mark.parametrize("case", ["rbf", "sqeuclidean", "manhattan", "chebyshev",
+                                  "minkowski"])
+def test_fused_distance_product_equals_the_naive_product(m, tile, chunks, case):
     rng = np.random.default_rng(m)
     X = rng.standard_normal((m, 4))
     V = rng.standard_normal((m, 5))
+    metric, p, value, gamma, power = {
+        "rbf": (SQEUCLIDEAN, 2.0, GAUSSIAN, 0.3, 1.0),
+        "sqeuclidean": (SQEUCLIDEAN, 2.0, HALF_SQUARE, 0.0, 1.0),
+        "manhattan": (MANHATTAN, 1.0, HALF_SQUARE, 0.0, 2.0),
+        "chebyshev": (CHEBYSHEV, 1.0, HALF_SQUARE, 0.0, 2.0),
+        "minkowski": (MINKOWSKI, 3.0, HALF_SQUARE, 0.0, 2.0 / 3.0)}[case]
     acc = np.zeros((chunks, m, 5))
-    rbf_times(X, np.ascontiguousarray(X.T), 0.3, V, tile, acc)
-    expected = reference.kernel_matrix(X, X, "rbf", 0.3) @ V
-    np.testing.assert_allclose(acc.sum(axis=0), expected, rtol=1e-12, atol=1e-12)
+    distance_times(X, np.ascontiguousarray(X.T), metric, p, value, gamma, power, V, tile,
+                   acc)
+    if case == "rbf":
+        A = reference.kernel_matrix(X, X, "rbf", 0.3)
+    else:
+        D = cdist(X, X, "minkowski", p=3) if case == "minkowski" else cdist(
+            X, X, {"sqeuclidean": "euclidean", "manhattan": "cityblock"}.get(case, case))
+        A = -0.5 * D ** 2
+    np.testing.assert_allclose(acc.sum(axis=0), A @ V, rtol=1e-11, atol=1e-11 * np.abs(A).max())

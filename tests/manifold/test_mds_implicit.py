@@ -10,6 +10,7 @@ from sklearn.manifold import ClassicalMDS as SkClassicalMDS
 
 import fastdr
 from fastdr._eigen import implicit
+from fastdr._kernels.spectral import distance_product
 from fastdr.exceptions import MemoryBudgetError
 
 from ..reference.manifold import procrustes_disparity
@@ -27,12 +28,16 @@ def _fit(X, storage, **params):
 @pytest.mark.parametrize("metric,solver,m", [("manhattan", "arpack", 400),
                                              ("chebyshev", "lobpcg", 400),
                                              ("cosine", "randomized", 1200),
-                                             ("minkowski", "auto", 300)])
+                                             ("minkowski", "auto", 300),
+                                             ("seuclidean", "arpack", 300),
+                                             ("sqeuclidean", "arpack", 300)])
 def test_implicit_equals_stored(metric, solver, m):
     X = _data(m)
     params = {"n_components": 3, "metric": metric, "eigen_solver": solver}
     if metric == "minkowski":
         params["metric_params"] = {"p": 3}
+    if metric == "seuclidean":
+        params["metric_params"] = {"V": np.linspace(0.5, 2.0, X.shape[1])}
     stored, free = _fit(X, "stored", **params), _fit(X, "implicit", **params)
     scale = stored.eigenvalues_.max()
     np.testing.assert_allclose(free.eigenvalues_, stored.eigenvalues_, atol=1e-10 * scale)
@@ -52,19 +57,30 @@ def test_implicit_matches_scikit_learn():
 
 
 @pytest.mark.jit_only  # many passes over m x m: compiled kernels only
-def test_never_forms_an_m_by_m_array(monkeypatch):
+@pytest.mark.parametrize("metric", ["cosine", "manhattan"])
+def test_never_forms_an_m_by_m_array(monkeypatch, metric):
     X = _data(1500, 3)
     real = fastdr.ClassicalMDS._distances
-    shapes = []
+    real_times = distance_product.distance_times
+    shapes, accumulators = [], []
 
     def recording(self, A, B):
         shapes.append((A.shape[0], (A if B is None else B).shape[0]))
         return real(self, A, B)
 
+    def recording_times(*args):
+        accumulators.append(args[-1].nbytes)
+        return real_times(*args)
+
     monkeypatch.setattr(fastdr.ClassicalMDS, "_distances", recording)
+    monkeypatch.setattr(distance_product, "distance_times", recording_times)
     monkeypatch.setattr(implicit, "BLOCK_BYTES", 8 * 1500 * 200)  # 200-row blocks
-    _fit(X, "implicit", n_components=2, metric="manhattan")
-    assert shapes and max(a * b for a, b in shapes) <= 200 * 1500
+    monkeypatch.setattr(implicit, "ACCUMULATOR_BYTES", 8 * 1500 * 5 * 3)
+    _fit(X, "implicit", n_components=2, metric=metric, eigen_solver="arpack")
+    if metric == "manhattan":  # the fused product: tiles and at most 3 accumulators
+        assert not shapes and accumulators and max(accumulators) <= 8 * 1500 * 5 * 3
+    else:
+        assert shapes and max(a * b for a, b in shapes) <= 200 * 1500
 
 
 @pytest.mark.jit_only  # many passes over m x m: compiled kernels only
