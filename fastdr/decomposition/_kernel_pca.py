@@ -166,8 +166,10 @@ class KernelPCA(EstimatorKernel, TransformerMixin, BaseEstimator):
     -----
     Time O(m^2 d) for the kernel matrix plus the eigensolver (a few passes over the matrix
     with the iterative solvers); memory one m x m array (the kernel is built, centred and
-    decomposed in place). Sparse X: the kernel comes from the sparse product ``X X^T``; X is
-    never densified. ``fit_inverse_transform`` adds an m x m solve.
+    decomposed in place); with ``kernel_storage="implicit"`` none: each of the eigensolver's
+    passes recomputes the kernel (O(m^2 d) a pass), and memory is O(m n_components) beside X.
+    Sparse X: the kernel comes from the sparse product ``X X^T``; X is never densified.
+    ``fit_inverse_transform`` adds an m x m solve.
     """
 
     _parameter_constraints = {

@@ -110,6 +110,8 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     projection ``(x - mean) W``, O(n_new d k). Every other metric forms B: time O(m^2 d)
     for the distances plus a few passes over the m x m matrix for the eigensolver, memory
     one m x m array (distances overwritten by B), and ``transform`` costs O(n_new m (d + k)).
+    With ``distance_storage="implicit"`` B is never stored: each of the eigensolver's passes
+    costs O(m^2 d) again, and memory is O(m n_components) beside X.
     """
 
     _parameter_constraints = {
