@@ -1,6 +1,7 @@
 """Kernel PCA's scikit-learn solvers and options: ARPACK against scikit-learn's ARPACK, and
 the learned pre-image (``fit_inverse_transform``) against scikit-learn's (issue 14); Nystrom
-kernel PCA (``n_landmarks``, issue 36) against scikit-learn's exact kernel PCA where that
+kernel PCA (``n_landmarks``, issue 36) and exact kernel PCA with the kernel never stored
+(``kernel_storage="implicit"``, issue 36) against scikit-learn's exact kernel PCA where that
 fits."""
 
 from .. import agreement
@@ -22,6 +23,8 @@ _NYSTROM = {"n_components": 2, "kernel": "rbf", "gamma": _GAMMA, "random_state":
             "n_landmarks": Arg("min(2000, m // 5)", lambda data: min(2000, data.m // 5))}
 # scikit-learn's exact kernel PCA forms the m x m kernel: it runs up to this m
 NYSTROM_ANCHOR_MAX_M = 10000
+_IMPLICIT = {"n_components": 10, "kernel": "rbf", "gamma": _GAMMA, "random_state": 0,
+             "kernel_storage": "implicit"}
 
 WORKLOADS = (
     Workload(
@@ -74,5 +77,28 @@ WORKLOADS = (
         notes=("Nystrom kernel PCA approximates the exact method: up to "
                f"m={NYSTROM_ANCHOR_MAX_M:,} it is compared with scikit-learn's exact kernel "
                "PCA (Procrustes disparity up to 1e-3), above that it runs alone.",),
+    ),    Workload(
+        name="kernel_pca_implicit", area="spectral",
+        title="exact kernel PCA with the kernel never stored (kernel_storage='implicit'), rbf "
+              "kernel, 10 components, fit_transform",
+        data_kind="aniso",
+        fastdr=estimator("fastdr", "fastdr.KernelPCA", _IMPLICIT),
+        anchors=(estimator("sklearn", "sklearn.decomposition.KernelPCA",
+                           {"n_components": 10, "kernel": "rbf", "gamma": _GAMMA,
+                            "eigen_solver": "arpack", "random_state": 0, "n_jobs": -1},
+                           max_m=NYSTROM_ANCHOR_MAX_M),),
+        agreement=agreement.embedding_vs_anchor(1e-6),
+        grids={
+            "smoke": Grid((1000, 10), (500, 1000), 10, (3, 10), 1000),
+            "quick": Grid((5000, 10), (2500, 5000), 10, (3, 10, 30), 2500),
+            "full": Grid((100000, 10), (10000, 30000, 100000), 10, (3, 10, 30), 10000,
+                         extra=((10000, 10),)),
+        },
+        targets=(Target("under 5 min (scikit-learn cannot form the kernel)", 100000, 10,
+                        max_seconds=300.0),),
+        notes=("The exact method without the m x m kernel: each eigensolver pass recomputes it "
+               "(a fused tile product for rbf). Up to "
+               f"m={NYSTROM_ANCHOR_MAX_M:,} it is compared with scikit-learn's exact kernel "
+               "PCA (ARPACK), above that it runs alone.",),
     ),
 )

@@ -62,6 +62,29 @@ WORKLOADS = (
         targets=(Target(">= 20x faster than sklearn", 10000, 10, "sklearn", 20.0),),
     ),
     Workload(
+        name="classical_mds_implicit", area="spectral",
+        title="classical MDS, 2 components, Manhattan distances of X, B never stored "
+              "(distance_storage='implicit'), fit_transform",
+        data_kind="aniso",
+        fastdr=estimator("fastdr", "fastdr.ClassicalMDS",
+                         {"n_components": 2, "metric": "manhattan",
+                          "distance_storage": "implicit", "random_state": 0}),
+        anchors=(estimator("sklearn", "sklearn.manifold.ClassicalMDS",
+                           {"n_components": 2, "metric": "manhattan"}, max_m=10000),),
+        agreement=agreement.embedding_vs_anchor(1e-6),
+        grids={
+            "smoke": Grid((1000, 20), (500, 1000), 20, (10, 20), 1000),
+            "quick": Grid((5000, 20), (2500, 5000), 20, (10, 20, 40), 2500),
+            "full": Grid((100000, 20), (10000, 30000, 100000), 20, (10, 20, 40), 10000,
+                         extra=((10000, 20),)),
+        },
+        targets=(Target("under 10 min (scikit-learn cannot form B)", 100000, 20,
+                        max_seconds=600.0),),
+        notes=("B is never stored: each eigensolver pass recomputes the distances (a fused "
+               "tile product). Up to m=10,000 it is compared with scikit-learn's classical "
+               "MDS, above that it runs alone.",),
+    ),
+    Workload(
         name="kernel_pca", area="spectral",
         title="kernel PCA, rbf kernel (gamma = 1/d), 2 components, fit_transform",
         data_kind="aniso",
