@@ -10,7 +10,7 @@ from ._config import (
     PAIRWISE_SMALL_ROWS,
     PAIRWISE_STREAM_MIN_BYTES,
 )
-from ._distance.metric import allows_nan, resolve_neighbors_metric
+from ._distance.metric import allows_nan, nan_policy, resolve_neighbors_metric
 from ._distance.norm_trick import norm_trick_setup, prep_kernel, self_norm_trick, target_block
 from ._kernels._numba_ext import misalignment
 from ._kernels.distances import euclidean as dist_kernels
@@ -76,12 +76,11 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
                                n_jobs=n_jobs)
     if isinstance(metric, str) and metric == "precomputed":
         return _checked_precomputed(X, Y)
-    nan_policy = "allow-nan" if allows_nan(metric) else False
-    X = check_array(X, allow_nonfinite=nan_policy)
+    X = check_array(X, allow_nonfinite=nan_policy(metric))
     if Y is None:
         Y_arr = X
     else:
-        Y_arr = check_array(Y, name="Y", allow_nonfinite=nan_policy)
+        Y_arr = check_array(Y, name="Y", allow_nonfinite=nan_policy(metric))
         if Y_arr.shape[1] != X.shape[1]:
             raise ValueError(
                 f"X and Y must have the same number of features; got {X.shape[1]} and "
@@ -89,7 +88,8 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
             )
         Y_arr = Y_arr.astype(X.dtype, copy=False)
     spec = resolve_neighbors_metric(metric, params.pop("p", None) if metric == "minkowski"
-                                    else None, params, X.shape[1], warn_p=False)
+                                    else None, params, X.shape[1], warn_p=False,
+                                    pairwise=True)
     Q = spec.transform_rows(X)
     T = Q if Y is None else spec.transform_rows(Y_arr)
     m, n = Q.shape[0], T.shape[0]

@@ -31,6 +31,7 @@ from .._kernels.codes import (
     MANHATTAN,
     MINKOWSKI,
     NAN_EUCLIDEAN,
+    SCIPY_BRAYCURTIS,
 )
 from .._validation.arrays import check_array
 from .._validation.matrices import check_symmetric
@@ -56,6 +57,12 @@ def allows_nan(metric):
     """True when ``metric`` (a neighbour estimator's or ``pairwise_distances``' parameter)
     reads NaN as a missing value, so the input checks must let NaN through."""
     return isinstance(metric, str) and metric in NAN_METRICS
+
+
+def nan_policy(metric):
+    """``check_array``'s ``allow_nonfinite`` for data searched with ``metric``: NaN passes
+    for a metric that reads it as a missing value (``"nan_euclidean"``), inf never."""
+    return "allow-nan" if allows_nan(metric) else False
 
 
 def mahalanobis_factor(M, n_features=None, name="M"):
@@ -262,7 +269,8 @@ def _valid_metrics_text():
             "f(x, y) -> float, or a fitted metric learner (an object with components_)")
 
 
-def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=True):
+def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=True,
+                             pairwise=False):
     """Resolve scikit-learn's ``metric``, ``p`` and ``metric_params`` into a :class:`Metric`.
 
     Parameters
@@ -280,6 +288,11 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
         Features of the data (None for ``"precomputed"``).
     warn_p : bool
         Warn when both ``p`` and ``metric_params["p"]`` are given.
+    pairwise : bool
+        True for ``pairwise_distances``, whose ``"braycurtis"`` is scipy's,
+        ``sum |x - y| / sum |x + y|``; False for the neighbour estimators, whose
+        ``"braycurtis"`` (as scikit-learn's neighbours and its ``DistanceMetric``) is
+        ``sum |x - y| / sum (|x| + |y|)``. The two differ on signed data only.
 
     Returns
     -------
@@ -290,6 +303,7 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
     if is_distance_metric(metric) and warn_p and p is not None and "p" in (metric_params or {}):
         warnings.warn("Parameter p is found in metric_params. The corresponding parameter "
                       "from __init__ is ignored.", SyntaxWarning, stacklevel=3)
+    scipy_names = pairwise and isinstance(metric, str)  # not a DistanceMetric object's
     metric, p, metric_params = as_named_metric(metric, p, metric_params)
     params = dict(metric_params or {})
     if hasattr(metric, "components_") or hasattr(metric, "get_mahalanobis_matrix"):
@@ -345,7 +359,8 @@ def resolve_neighbors_metric(metric, p, metric_params, n_features, *, warn_p=Tru
     if metric in _PAIR_CODES:  # (haversine's two columns: checked on the rows, below)
         return Metric("minkowski", metric, kind=_PAIR_CODES[metric], p=1.0)
     if metric == "braycurtis":
-        return Metric("minkowski", metric, kind=BRAYCURTIS, p=1.0)
+        kind = SCIPY_BRAYCURTIS if scipy_names else BRAYCURTIS
+        return Metric("minkowski", metric, kind=kind, p=1.0)
     if metric == "canberra":
         return Metric("minkowski", metric, kind=CANBERRA, p=1.0)
     if metric == "correlation":

@@ -18,7 +18,8 @@ code                    int  key of a pair of rows x, y
 ``CHEBYSHEV``           3    ``max |x_c - y_c|``
 ``MINKOWSKI``           4    ``sum |x_c - y_c|^p`` (the caller takes the ``1/p``-th power)
 ``COSINE``              5    ``1 - cos(x, y)``, clipped to [0, 2]
-``BRAYCURTIS``          6    ``sum |x_c - y_c| / sum |x_c + y_c|`` (0 when both are 0)
+``BRAYCURTIS``          6    ``sum |x_c - y_c| / sum (|x_c| + |y_c|)`` (0 when both are 0):
+                             scikit-learn's neighbours and ``DistanceMetric``
 ``CANBERRA``            7    ``sum |x_c - y_c| / (|x_c| + |y_c|)`` (0/0 terms count 0)
 ``HAMMING``             8    the fraction of features where ``x_c != y_c``
 ``DICE`` ... ``YULE``   9-14 scipy's boolean dissimilarities of ``x != 0`` and ``y != 0``
@@ -26,6 +27,9 @@ code                    int  key of a pair of rows x, y
 ``NAN_EUCLIDEAN``       16   ``sqrt(d / n_both * sum (x_c - y_c)^2)`` over the ``n_both``
                              features present (not NaN) in both rows; ``inf`` when none is
                              (scikit-learn's NaN, ranked last; reported as NaN)
+``SCIPY_BRAYCURTIS``    17   ``sum |x_c - y_c| / sum |x_c + y_c|`` (0 when both are 0):
+                             scipy's, which scikit-learn's ``pairwise_distances`` uses; the
+                             two Bray-Curtis codes differ only on signed data
 ======================  ===  =========================================================
 
 Not every kernel takes every code: the blocked dense kernels
@@ -54,3 +58,4 @@ SOKALSNEATH = 13
 YULE = 14
 HAVERSINE = 15
 NAN_EUCLIDEAN = 16
+SCIPY_BRAYCURTIS = 17

@@ -4,15 +4,19 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse
 
 from .._base import BaseEstimator
-from .._distance.metric import NEIGHBOR_METRICS, allows_nan, resolve_neighbors_metric
+from .._distance.metric import (
+    NEIGHBOR_METRICS,
+    allows_nan,
+    nan_policy,
+    resolve_neighbors_metric,
+)
 from .._distance.sklearn_metric import is_distance_metric
 from .._kernels import codes
 from .._runtime.progress import StageLog
-from .._validation.arrays import check_array, check_is_fitted, check_n_features, check_query
-from .._validation.feature_names import check_feature_names, record_feature_names
+from .._validation.arrays import check_array, check_is_fitted, check_query, check_X_y
+from .._validation.feature_names import record_feature_names
 from .._validation.indices import check_neighbor_indices
 from .._validation.magnitudes import check_distance_magnitude
 from .._validation.params import (
@@ -31,6 +35,7 @@ from . import (
     _precomputed_graph,
     _radius,
     _search,
+    _sparse_rows,
     _sparse_search,
 )
 
@@ -65,30 +70,40 @@ class NeighborsBase(BaseEstimator):
         "verbose": VERBOSE,
     }
 
-    def _fastdr_tags(self):  # sparse hook: sparse X is accepted (fastdr.neighbors._sparse_search)
-        return {"input_tags.sparse": True}
-
     def _start_fit(self, X):
         """What every neighbours ``fit`` does first: check the parameters, record names."""
         validate_params(self)
         record_feature_names(self, X)
 
     def _check_X_y(self, X, y, **kwargs):
-        """X and y of the supervised fits (:func:`fastdr.neighbors._sparse_search.check_X_y`);
-        a sparse precomputed graph is checked as a graph, never summed or re-sorted by
-        column (:func:`fastdr.neighbors._precomputed_graph.check_graph`)."""
-        if _is_precomputed(self.metric) and _sparse_search.issparse(X):
-            graph = _precomputed_graph.check_graph(X)
-            _, y = _sparse_search.check_X_y(np.zeros((graph.shape[0], 1)), y, **kwargs)
-            return graph, y
-        return _sparse_search.check_X_y(X, y, **kwargs)
+        """X and y of the supervised fits (:func:`fastdr._validation.arrays.check_X_y`). A
+        sparse X is not read here: only y is checked, and :meth:`_check_n_targets` compares
+        its length with the rows the fit stored, once the fit has checked X for its metric's
+        route (a precomputed graph as a graph, the rows of a callable at any magnitude)."""
+        if not _sparse_search.issparse(X):
+            return check_X_y(X, y, **kwargs)
+        n_targets = np.shape(y)[0] if np.ndim(y) >= 1 else 1
+        _, y = check_X_y(np.zeros((n_targets, 1)), y, min_samples=0, **kwargs)
+        return X, y
+
+    def _check_n_targets(self, y):
+        """One target per row the fit stored (the supervised fits, after
+        :meth:`_fit_neighbors`, which warns at the caller's stack depth)."""
+        if y.shape[0] != self.n_samples_fit_:
+            raise ValueError(
+                f"X and y have inconsistent numbers of samples: X has {self.n_samples_fit_}, "
+                f"y has {y.shape[0]}. Pass one target per row of X."
+            )
 
     def _training_points(self):
         """The validated training points (before any metric map), which a fitted estimator
         passed as X of another's ``fit`` lends it
-        (:func:`fastdr.neighbors._fitted_input.training_data`)."""
-        check_is_fitted(self, "_fit_input")
-        return self._fit_input
+        (:func:`fastdr.neighbors._fitted_input.training_data`): ``_fit_X`` itself unless
+        the metric maps the points (then ``_fit_input``, a copy of them). An estimator
+        without ``_fit_input`` (pickled by an older fastdr) lends ``_fit_X``."""
+        check_is_fitted(self, "_fit_X")
+        fit_input = getattr(self, "_fit_input", None)
+        return self._fit_X if fit_input is None else fit_input
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
         """Find the k nearest training points of each query.
@@ -126,8 +141,10 @@ class NeighborsBase(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or None
-            None means the training points, each excluding itself.
+        X : {array-like, sparse matrix} of shape (n_queries, n_features) or None
+            None means the training points, each excluding itself. With
+            ``metric="precomputed"``: distances or a sparse neighbour graph, as in
+            :meth:`kneighbors`.
         n_neighbors : int or None
         mode : {"connectivity", "distance"}
             Ones, or the distances, as the stored values.
@@ -141,9 +158,12 @@ class NeighborsBase(BaseEstimator):
         return _search.knn_csr(dist, ind, mode, self.n_samples_fit_)
 
     def _fastdr_tags(self):
-        # a precomputed X is (queries, training points): cross-validation slices both axes
-        return {"input_tags.pairwise": self.metric == "precomputed",
-                "input_tags.sparse": True}
+        # sparse X is accepted (fastdr.neighbors._sparse_rows); a precomputed X is (queries,
+        # training points): cross-validation slices both axes; NaN is a missing value for
+        # the NaN-aware metrics, as scikit-learn tags them
+        return {"input_tags.pairwise": _is_precomputed(self.metric),
+                "input_tags.sparse": True,
+                "input_tags.allow_nan": allows_nan(self.metric)}
 
     @property
     def _fit_method(self):
@@ -153,18 +173,10 @@ class NeighborsBase(BaseEstimator):
 
     def _fit_neighbors(self, X):
         self._sparse_index = None  # sparse hook: set by the sparse fit
-        if _sparse_search.issparse(X) and (_is_precomputed(self.metric)
-                                           or callable(self.metric)):
-            return self._fit_sparse_rows(X)
-        if _sparse_search.issparse(X):  # sparse hook
-            self._fit_input = _sparse_search.fit(self, X)
-            self._metric = resolve_neighbors_metric(self.metric, self.p, self.metric_params,
-                                                    X.shape[1])
-            self._set_effective_metric(self._metric)
-            return None
-        precomputed = isinstance(self.metric, str) and self.metric == "precomputed"
+        if _sparse_search.issparse(X):  # sparse hook: every route, once the metric resolves
+            return _sparse_rows.fit(self, X)
+        precomputed = _is_precomputed(self.metric)
         X = check_array(X, allow_nonfinite=nan_policy(self.metric))
-        self._fit_input = X
         if precomputed:
             _check_precomputed(X)
             if X.shape[0] != X.shape[1]:
@@ -179,7 +191,8 @@ class NeighborsBase(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self.n_samples_fit_ = X.shape[0]
         if metric.route != "euclidean":
-            return self._fit_other_metric(X, metric)
+            self._fit_other_metric(X, metric)
+            return self._keep_fit_input(X)
         linear_map, squared = metric.linear_map, metric.squared
         if linear_map is not None and linear_map.shape[0] == 0:
             raise ValueError(
@@ -195,6 +208,14 @@ class NeighborsBase(BaseEstimator):
         self._algorithm = _search.choose_algorithm(algorithm, self._fit_X.shape[1])
         self._tree = _search.build_tree(self._fit_X) if self._algorithm == "kd_tree" else None
         self._fit_nndescent()
+        return self._keep_fit_input(X)
+
+    def _keep_fit_input(self, X):
+        """Keep the validated points a fitted estimator lends as X
+        (:meth:`_training_points`): none when the search stores them as they are (``_fit_X``
+        is X), a copy when the metric maps them (never a reference to the caller's array,
+        which the caller may change)."""
+        self._fit_input = None if self._fit_X is X else X.copy()
         return X
 
     def _set_effective_metric(self, metric):
@@ -207,28 +228,6 @@ class NeighborsBase(BaseEstimator):
             return
         self.effective_metric_ = metric.name
         self.effective_metric_params_ = dict(metric.params)
-
-    def _fit_sparse_rows(self, X):
-        """Sparse X read row by row in Python, never by the sparse kernels: a precomputed
-        neighbour graph (:mod:`fastdr.neighbors._precomputed_graph`), or the rows handed to
-        a callable metric as 1 x d sparse matrices, as scikit-learn hands them."""
-        metric = resolve_neighbors_metric(self.metric, self.p, self.metric_params, None)
-        self._metric = metric
-        self._set_effective_metric(metric)
-        if metric.route == "precomputed":
-            self._fit_input = _precomputed_graph.fit(self, X)
-            self._nnd_params = _approximate.check_params(self.algorithm_params)
-            return None
-        csr = _rows_kind(_sparse_search.check_csr(X, magnitude=False), X)  # any value
-        self._fit_input = csr
-        self.n_features_in_ = csr.shape[1]
-        self.n_samples_fit_ = csr.shape[0]
-        self._fit_other_metric(csr, metric)  # refuses kd_tree for a callable first
-        if self.algorithm not in ("auto", "brute"):
-            warnings.warn(f"cannot use tree with sparse input: using brute force (algorithm="
-                          f"{self.algorithm!r} was asked for). Pass algorithm='brute' to "
-                          "silence this warning.", UserWarning, stacklevel=4)
-        return None
 
     def _fit_other_metric(self, X, metric):
         """Minkowski (p != 2), cosine, precomputed and callable metrics: exact brute force
@@ -291,7 +290,7 @@ class NeighborsBase(BaseEstimator):
             return _precomputed_graph.check_graph(X, n_columns=self.n_samples_fit_)
         if self._metric.route == "callable" and (_sparse_search.issparse(X)
                                                  or _sparse_search.issparse(self._fit_X)):
-            return self._callable_query_points(X, method)
+            return _sparse_rows.callable_query_points(self, X, method)
         if getattr(self, "_sparse_index", None) is not None:
             return _sparse_search.query_points(self, X, method)  # sparse hook
         if _sparse_search.issparse(X) and allows_nan(self.metric):
@@ -316,17 +315,6 @@ class NeighborsBase(BaseEstimator):
         Q = metric.transform_rows(X)
         if metric.route == "euclidean":
             check_distance_magnitude(Q, self._mapped_name(), centre=self._centre)
-        return Q
-
-    def _callable_query_points(self, X, method):
-        """Queries of a callable metric when the training rows or the queries are sparse:
-        each side keeps its own kind (sparse rows as 1 x d CSR, dense rows as 1-D arrays),
-        as scikit-learn's pairwise loop hands them to the callable."""
-        if not _sparse_search.issparse(X):
-            return check_query(self, X, method)
-        check_feature_names(self, X)
-        Q = _rows_kind(_sparse_search.check_csr(X, magnitude=False), X)
-        check_n_features(self, Q, method)
         return Q
 
     def _check_k(self, k, self_query):
@@ -380,11 +368,10 @@ class NeighborsBase(BaseEstimator):
         radius = _radius.largest(radii)
         self_query = Q is None
         if getattr(self, "_sparse_index", None) is not None:  # sparse hook
-            out = _sparse_search.radius(self._sparse_index, Q, radius, Q is None, self.n_jobs)
-            if per_query:  # the kernel tests the distance itself: sqrt(d * d) == d exactly
-                sqeuclidean = self._sparse_index.kind == codes.SQEUCLIDEAN
-                keys = out[2] if sqeuclidean else np.sqrt(out[2])
-                out = _radius.keep_within(*out, keys, radii)
+            *out, tested = _sparse_search.radius(self._sparse_index, Q, radius, Q is None,
+                                                 self.n_jobs, tested=True)
+            if per_query:  # each row tests the distances the kernel tested, as it did
+                out = _radius.keep_within(*out, tested, radii)
             check_neighbor_indices(out[1], out[2], self.n_samples_fit_, "The radius search")
             return out[0], out[1], _sparse_to_reduced(self._metric, out[2])
         if self._algorithm == "nndescent":
@@ -417,13 +404,6 @@ class NeighborsBase(BaseEstimator):
         return out
 
 
-def _rows_kind(csr, X):
-    """The validated CSR as the caller's kind: a sparse array stays an array, so that a
-    callable metric meets the operators it was written for (``*`` multiplies elementwise on
-    an array, as a matrix product on a matrix)."""
-    return csr if isinstance(X, scipy.sparse.spmatrix) else scipy.sparse.csr_array(csr)
-
-
 def _is_precomputed(metric):
     return isinstance(metric, str) and metric == "precomputed"
 
@@ -437,12 +417,6 @@ def _sparse_to_reduced(metric, currency):
     if metric.route == "minkowski" and metric.kind == codes.MINKOWSKI:
         return dist ** metric.p
     return dist
-
-
-def nan_policy(metric):
-    """``check_array``'s ``allow_nonfinite`` for data searched with ``metric``: NaN passes
-    for a metric that reads it as a missing value (``"nan_euclidean"``), inf never."""
-    return "allow-nan" if allows_nan(metric) else False
 
 
 def _check_precomputed(D):

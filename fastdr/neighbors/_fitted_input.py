@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validation.arrays import check_is_fitted
 
-__all__ = ["training_data"]
+__all__ = ["check_same_params", "is_fastdr_index", "is_fitted_estimator", "training_data"]
 
 #: scikit-learn's modules and class names whose instances hold training points
 _SKLEARN_INDEXES = (
@@ -35,6 +35,12 @@ def _sklearn_class(obj):
         if cls is not None and isinstance(obj, cls):
             return name
     return None
+
+
+def is_fastdr_index(X):
+    """Whether X is one of fastdr's neighbours estimators (fitted or not): they lend their
+    training points through ``_training_points``."""
+    return callable(getattr(X, "_training_points", None))
 
 
 def training_data(X):
@@ -55,7 +61,7 @@ def training_data(X):
     NotFittedError
         For an estimator that has not been fitted.
     """
-    if callable(getattr(X, "_training_points", None)):  # fastdr's own estimators
+    if is_fastdr_index(X):
         return X._training_points()
     kind = _sklearn_class(X)
     if kind is None:
@@ -70,7 +76,7 @@ def is_fitted_estimator(X):
     """Whether X is a neighbours estimator (fastdr's or scikit-learn's), not data or a tree:
     what :func:`fastdr.kneighbors_graph` and :func:`fastdr.radius_neighbors_graph` take
     as X in place of the points."""
-    return callable(getattr(X, "_training_points", None)) or _sklearn_class(X) == "NeighborsBase"
+    return is_fastdr_index(X) or _sklearn_class(X) == "NeighborsBase"
 
 
 def check_same_params(estimator, **params):
@@ -78,9 +84,25 @@ def check_same_params(estimator, **params):
     (scikit-learn's rule and words: the estimator's own are used)."""
     own = estimator.get_params()
     for name, value in params.items():
-        if value != own[name]:
+        if not _same_value(value, own[name]):
             raise ValueError(
                 f"Got {value} for {name}, while the estimator has {own[name]} for the same "
                 f"parameter. Pass {name}={own[name]!r} (the fitted estimator's), or pass the "
                 "data instead of the estimator."
             )
+
+
+def _same_value(a, b):
+    """Equality of two parameter values that may hold arrays (a ``metric_params`` dict of
+    ``{"VI": ndarray}``, say), where ``==`` is elementwise: arrays by ``np.array_equal``,
+    dicts, lists and tuples item by item, anything else by ``==``."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        try:
+            return np.array_equal(np.asarray(a), np.asarray(b))
+        except (TypeError, ValueError):
+            return False
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[key], b[key]) for key in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)

@@ -5,7 +5,10 @@
 * Row i's stored entries (explicit zeros included) are the candidate neighbours of point i,
   at the stored distances; an entry that is not stored is not a neighbour.
 * Each row is read in increasing order of its values; ties keep their storage order (a
-  stable sort, as scikit-learn's), duplicate entries stay separate.
+  stable sort, as scikit-learn's). Duplicate entries (one (i, j) stored twice) stay
+  separate in CSR, CSC and LIL input; COO input is summed by its conversion to CSR, as in
+  scikit-learn. A row storing its own entry (i, i) twice cannot drop itself once and is
+  refused (:func:`drop_self`).
 * k-NN needs at least k stored entries in every row: otherwise scikit-learn's ValueError.
 * Training queries (``X=None``) exclude the point itself: among the first k + 1 entries the
   point's own entry is dropped, or the first one when the point is not among them
@@ -19,15 +22,12 @@ bounds checks); no kernel reads the graph. Isomap's precomputed search
 (:mod:`fastdr.manifold._isomap_precomputed`) shares the readers.
 """
 
-import warnings
-
 import numpy as np
 import scipy.sparse
 
 from .._validation.sparse import check_structure
 
-__all__ = ["check_graph", "drop_self", "fit", "kneighbors", "radius", "sorted_rows",
-           "sparse_knn"]
+__all__ = ["check_graph", "drop_self", "kneighbors", "radius", "sorted_rows", "sparse_knn"]
 
 #: scikit-learn's formats for a precomputed graph: the others lose or sum explicit zeros
 GRAPH_FORMATS = ("csr", "csc", "coo", "lil")
@@ -135,40 +135,29 @@ def sparse_knn(csr, k):
 
 
 def drop_self(dist, ind):
-    """Drop each row's own index, or its first entry when it is absent (scikit-learn's rule)."""
+    """Drop each row's own index, or its first entry when it is absent (scikit-learn's rule).
+
+    Raises
+    ------
+    ValueError
+        When a row holds its own index more than once (a graph storing (i, i) twice):
+        there is no single entry to drop.
+    """
     n = ind.shape[0]
     keep = ind != np.arange(n)[:, None]
+    repeated = np.flatnonzero((~keep).sum(axis=1) > 1)
+    if repeated.size:
+        i = int(repeated[0])
+        raise ValueError(
+            f"The precomputed graph stores the entry ({i}, {i}) of point {i} to itself more "
+            f"than once among the {ind.shape[1]} nearest entries of row {i}, so the point "
+            "cannot be excluded from its own neighbours once. Store each (i, j) once: sum "
+            "the duplicates (graph.sum_duplicates()) or drop the extra entries."
+        )
     absent = keep.all(axis=1)
     keep[absent, 0] = False
     k = ind.shape[1] - 1
     return dist[keep].reshape(n, k), ind[keep].reshape(n, k)
-
-
-def fit(estimator, X):
-    """The sparse precomputed branch of a neighbours estimator's ``fit``: store the graph.
-
-    Sets the attributes the dense fit sets; the search is read from the graph ("brute", as
-    scikit-learn calls it). A tree asked for warns, as scikit-learn does for sparse input.
-    """
-    algorithm = estimator.algorithm
-    if algorithm == "nndescent":
-        raise ValueError("algorithm='nndescent' supports the Euclidean metrics only; got "
-                         "metric='precomputed'. Use algorithm='brute' (exact) for it.")
-    graph = check_graph(X)
-    if algorithm not in ("auto", "brute"):
-        warnings.warn(f"cannot use tree with sparse input: using brute force (algorithm="
-                      f"{algorithm!r} was asked for). Pass algorithm='brute' to silence this "
-                      "warning.", UserWarning, stacklevel=4)
-    estimator.n_features_in_ = graph.shape[1]
-    estimator.n_samples_fit_ = graph.shape[0]
-    estimator._linear_map = None
-    estimator._squared = False
-    estimator._centre = None
-    estimator._fit_X = graph
-    estimator._algorithm = "brute"
-    estimator._tree = None
-    estimator._nnd = None
-    return graph
 
 
 def kneighbors(graph, k, self_query):

@@ -5,13 +5,14 @@ import warnings
 import numpy as np
 
 from .._base import ClassifierMixin, RegressorMixin
+from .._distance.metric import nan_policy
 from .._kernels.knn.vote import class_votes, inverse_distance_weights, weighted_means
 from .._runtime.progress import StageLog
 from .._runtime.threads import parallel_section
 from .._validation.arrays import check_classification_targets, check_is_fitted
 from .._validation.params import StrOptions
 from ..exceptions import DataConversionWarning, compatible
-from ._base import NeighborsBase, nan_policy
+from ._base import NeighborsBase
 from ._fitted_input import training_data
 
 _WEIGHTS = ("uniform", "distance")
@@ -204,6 +205,7 @@ default="minkowski"
         self.classes_ = list(classes) if self.outputs_2d_ else classes[0]
         self._y_codes = [np.ascontiguousarray(c) for c in codes]
         self._fit_neighbors(X)
+        self._check_n_targets(y)
         return self
 
     def predict_proba(self, X):
@@ -300,6 +302,7 @@ default="minkowski"
         self._y_1d = y.ndim == 1
         self._y, self._y_scale = scaled_targets(y)
         self._fit_neighbors(X)
+        self._check_n_targets(y)
         return self
 
     def predict(self, X):

@@ -7,13 +7,12 @@ duplicates summed) on a copy, resolves the metric and calls the kernels.
 
 The neighbour estimators reach it through small hooks in
 :class:`fastdr.neighbors._base.NeighborsBase`: a sparse ``X`` at ``fit`` stores a
-:class:`SparseIndex` and answers every later query here (a dense query is converted to CSR).
+:class:`SparseIndex` (:mod:`fastdr.neighbors._sparse_rows`) and answers every later query
+here (a dense query is converted to CSR).
 Distances are handed back in the estimators' currency: the square of the reported distance
 (the reported distance itself for ``"sqeuclidean"``), so that their square root is the
 distance under every metric.
 """
-
-import warnings
 
 import numpy as np
 import scipy.sparse
@@ -26,14 +25,12 @@ from .._kernels import codes
 from .._kernels.distances import sparse as kernels
 from .._runtime.threads import parallel_section
 from .._validation.arrays import check_array, check_n_features
-from .._validation.arrays import check_X_y as check_dense_X_y
 from .._validation.budget import check_dense_allocation
 from .._validation.feature_names import check_feature_names
 from .._validation.sparse import check_sparse
-from . import _approximate
 from ._blocks import query_block, self_offset
 
-__all__ = ["SPARSE_METRICS", "SparseIndex", "check_csr", "check_X_y", "fit", "issparse",
+__all__ = ["SPARSE_METRICS", "SparseIndex", "build_index", "check_csr", "issparse",
            "kneighbors", "pairwise_distances", "query_points", "radius", "resolve_metric"]
 
 #: Metric names accepted with sparse input, and their kernel.
@@ -164,32 +161,14 @@ def _check_power(index, query):
             "sklearn.preprocessing.MaxAbsScaler) or use a smaller p.")
 
 
-def fit(estimator, X):
-    """The sparse branch of a neighbours estimator's ``fit``: store a :class:`SparseIndex`.
-
-    Sets the attributes the dense fit sets (``n_features_in_``, ``n_samples_fit_``,
-    ``_fit_X``, ``_squared``, ``_algorithm``...). Trees and NN-descent do not take sparse
-    input: like scikit-learn, fastdr warns and uses brute force.
-    """
+def build_index(estimator, X):
+    """The sparse kernels' index of a neighbours estimator's sparse X: X validated for the
+    estimator's metric (:func:`check_csr`) as a :class:`SparseIndex`. The estimator's
+    attributes are set by :func:`fastdr.neighbors._sparse_rows.fit`."""
     kind, p, scale = resolve_metric(estimator.metric, getattr(estimator, "p", 2),
                                     estimator.metric_params)
     csr = check_csr(X, magnitude=kind != codes.COSINE)
-    if estimator.algorithm not in ("auto", "brute"):
-        warnings.warn(f"cannot use tree with sparse input: using brute force (algorithm="
-                      f"{estimator.algorithm!r} was asked for). Pass algorithm='brute' to "
-                      "silence this warning.", UserWarning, stacklevel=4)
-    estimator.n_features_in_ = csr.shape[1]
-    estimator.n_samples_fit_ = csr.shape[0]
-    estimator._linear_map = None
-    estimator._squared = kind == codes.SQEUCLIDEAN
-    estimator._fit_X = csr
-    estimator._algorithm = "brute"
-    estimator._tree = None
-    estimator._nnd = None
-    estimator._nnd_params = _approximate.check_params(getattr(estimator, "algorithm_params",
-                                                              None))
-    estimator._sparse_index = SparseIndex(csr, kind, p, scale)
-    return csr
+    return SparseIndex(csr, kind, p, scale)
 
 
 def query_points(estimator, X, method):
@@ -214,15 +193,6 @@ def query_points(estimator, X, method):
         Q = check_csr(Q, dtype=dtype, magnitude=magnitude)
     check_n_features(estimator, Q, method)
     return Q
-
-
-def check_X_y(X, y, **kwargs):
-    """:func:`fastdr._validation.check_X_y`, with a sparse X validated by :func:`check_csr`."""
-    if not issparse(X):
-        return check_dense_X_y(X, y, **kwargs)
-    csr = check_csr(X)
-    _, y = check_dense_X_y(np.zeros((csr.shape[0], 1)), y, **kwargs)
-    return csr, y
 
 
 def _arrays(index, Q):
@@ -300,9 +270,11 @@ def kneighbors(index, Q, k, self_query, n_jobs):
     return _to_currency(index, out_key), out_i
 
 
-def radius(index, Q, radius_value, self_query, n_jobs):
+def radius(index, Q, radius_value, self_query, n_jobs, *, tested=False):
     """Every training row at distance <= ``radius_value`` of each query row, as CSR arrays
-    (indices ascending in each row): ``(indptr, indices, currency)``."""
+    (indices ascending in each row): ``(indptr, indices, currency)``; with ``tested``, also
+    the distances the kernel compared with ``radius_value`` (a per-query radius is tested
+    on those: the currency, their square, may underflow to 0)."""
     Q = index.csr if Q is None else Q
     _check_power(index, Q)
     qd, qi, qp, q_inv, _ = _arrays(index, Q)
@@ -318,7 +290,8 @@ def radius(index, Q, radius_value, self_query, n_jobs):
         dist = np.empty(indptr[-1], dtype=np.float64)
         indices = np.empty(indptr[-1], dtype=np.int64)
         kernels.radius_fill(*args, indptr, dist, indices)
-    return indptr, indices, dist if index.kind == codes.SQEUCLIDEAN else dist * dist
+    currency = dist if index.kind == codes.SQEUCLIDEAN else dist * dist
+    return (indptr, indices, currency, dist) if tested else (indptr, indices, currency)
 
 
 def pairwise_distances(X, Y=None, *, metric="euclidean", metric_params=None, n_jobs=None,

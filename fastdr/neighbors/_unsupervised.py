@@ -8,7 +8,12 @@ from .._runtime.progress import StageLog
 from .._validation.params import Interval, check_graph_mode
 from . import _approximate, _search
 from ._base import NeighborsBase
-from ._fitted_input import check_same_params, is_fitted_estimator, training_data
+from ._fitted_input import (
+    check_same_params,
+    is_fastdr_index,
+    is_fitted_estimator,
+    training_data,
+)
 
 
 class NearestNeighbors(NeighborsBase):
@@ -149,8 +154,10 @@ default="minkowski"
 
         Parameters
         ----------
-        X : array-like of shape (n_queries, n_features) or None
-            None means the training points, each excluding itself by index.
+        X : {array-like, sparse matrix} of shape (n_queries, n_features) or None
+            None means the training points, each excluding itself by index. With
+            ``metric="precomputed"``: the (n_queries, n_samples_fit) distances, or a sparse
+            neighbour graph (each row's stored entries its only candidates).
         radius : float, array-like of shape (n_queries,) or None
             Defaults to the constructor's ``radius``; an array gives one radius per query
             (each >= 0). Points at exactly the radius count.
@@ -187,7 +194,8 @@ default="minkowski"
 
         Parameters
         ----------
-        X : array-like, sparse matrix or None
+        X : {array-like, sparse matrix} of shape (n_queries, n_features) or None
+            As in :meth:`radius_neighbors`.
         radius : float, array-like of shape (n_queries,) or None
             One radius, or one per query.
         mode : {"connectivity", "distance"}
@@ -212,7 +220,7 @@ default="minkowski"
         Q = self._query_points(X, method)
         r = self.radius if radius is None else radius
         out = self._radius_csr(Q, r)
-        log.done(f"radius search ({self._algorithm}, radius={r})")
+        log.done(f"radius search ({self._algorithm}, {_radius_text(r)})")
         return out
 
     def _radius_graph(self, indptr, indices, sq_dist, mode):
@@ -222,6 +230,17 @@ default="minkowski"
         values = dist if mode == "distance" else np.ones_like(dist)
         return _search.to_csr(indptr, indices, values,
                               (indptr.shape[0] - 1, self.n_samples_fit_))
+
+
+def _radius_text(radius):
+    """The radius as the verbose log prints it: the number, or the size and range of a
+    per-query array (never the array itself, which may hold millions of values)."""
+    if np.ndim(radius) == 0:
+        return f"radius={radius}"
+    radii = np.asarray(radius, dtype=np.float64)
+    if radii.size == 0:
+        return "0 radii"
+    return f"{radii.size} radii in [{radii.min():.4g}, {radii.max():.4g}]"
 
 
 def _sorted_by_distance(indptr, indices, sq_dist):
@@ -257,7 +276,7 @@ def kneighbors_graph(X, n_neighbors, *, mode="connectivity", metric="minkowski",
     """
     if is_fitted_estimator(X):  # a fitted estimator: its own points and metric
         check_same_params(X, metric=metric, p=p, metric_params=metric_params)
-        if not callable(getattr(X, "_training_points", None)):  # scikit-learn's
+        if not is_fastdr_index(X):  # scikit-learn's
             query = X._fit_X if include_self else None
             return X.kneighbors_graph(query, n_neighbors, mode=mode)
         if include_self:
@@ -297,7 +316,9 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", metric="minkowski"
     ----------
     X : {array-like, sparse matrix} of shape (m, d), or a fitted NearestNeighbors
         As in :func:`kneighbors_graph`.
-    radius : float
+    radius : float or array-like of shape (m,)
+        One radius, or one per point (a fastdr extension: scikit-learn's function takes a
+        float only).
     mode : {"connectivity", "distance"}
     metric, p, metric_params
         As in :class:`NearestNeighbors`.
@@ -311,14 +332,17 @@ def radius_neighbors_graph(X, radius, *, mode="connectivity", metric="minkowski"
     """
     if is_fitted_estimator(X) and hasattr(X, "radius_neighbors_graph"):
         check_same_params(X, metric=metric, p=p, metric_params=metric_params)
-        if not callable(getattr(X, "_training_points", None)):  # scikit-learn's
+        if not is_fastdr_index(X):  # scikit-learn's
             query = X._fit_X if include_self else None
             return X.radius_neighbors_graph(query, radius, mode=mode)
         nn = X
     else:
         if algorithm == "nndescent":  # before fit builds a graph that cannot be used
             raise _approximate.no_radius_error()
-        nn = NearestNeighbors(radius=radius, metric=metric, p=p, metric_params=metric_params,
+        # an array of radii goes to the search, which checks it (one per point); the
+        # constructor takes one radius, as scikit-learn's
+        own = radius if np.ndim(radius) == 0 else 1.0
+        nn = NearestNeighbors(radius=own, metric=metric, p=p, metric_params=metric_params,
                               algorithm=algorithm, n_jobs=n_jobs).fit(X)
     if not include_self:
         return nn.radius_neighbors_graph(None, radius, mode=mode)

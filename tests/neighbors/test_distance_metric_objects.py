@@ -134,3 +134,20 @@ def test_importing_fastdr_does_not_import_scikit_learn_metrics():
     code = ("import sys, fastdr; fastdr.NearestNeighbors; "
             "assert 'sklearn.metrics' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_pyfunc_distance_metric_with_sparse_x_gets_sparse_rows():
+    # the object is resolved before the sparse fit branches: a "pyfunc" DistanceMetric is
+    # a callable, so its sparse rows reach it as 1 x d matrices (review of issue 34)
+    def manhattan(x, y):
+        return float(abs(x - y).sum())
+
+    rng = np.random.default_rng(3)
+    dense = rng.random((15, 4)) * (rng.random((15, 4)) < 0.6)
+    X = sp.csr_matrix(dense)
+    metric = DistanceMetric.get_metric("pyfunc", func=manhattan)
+    got = fastdr.NearestNeighbors(n_neighbors=3, metric=metric).fit(X).kneighbors(X[:4])
+    want = skn.NearestNeighbors(n_neighbors=3, metric="manhattan").fit(dense)
+    want = want.kneighbors(dense[:4])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    np.testing.assert_array_equal(got[1], want[1])

@@ -107,3 +107,39 @@ def test_graph_functions_take_a_fitted_estimator(data):
             kneighbors_graph(index, 3, metric="euclidean")
         with pytest.raises(ValueError, match="Got 1 for p, while the estimator has 2"):
             radius_neighbors_graph(index, 0.5, metric="manhattan", p=1)
+
+
+def test_lent_points_are_fit_x_or_a_copy_never_the_callers_array(data):
+    import pickle
+
+    X, Q, _ = data
+    plain = NearestNeighbors(n_neighbors=2).fit(X)
+    assert plain._fit_input is None  # nothing stored twice: _fit_X is lent
+    assert NearestNeighbors(n_neighbors=2).fit(plain)._fit_X is plain._fit_X
+    own = X.copy()
+    mapped = NearestNeighbors(n_neighbors=2, metric="mahalanobis",
+                              metric_params={"VI": np.eye(3) * 2}).fit(own)
+    assert not np.shares_memory(mapped._fit_input, own)
+    own[:] = 0  # the caller's array changes after the fit: the lent points do not
+    refit = NearestNeighbors(n_neighbors=2).fit(mapped)
+    assert_array_equal(refit._fit_X, X)
+    # a pickle without the attribute (an older fastdr's) still lends its points
+    old = pickle.loads(pickle.dumps(plain))
+    del old._fit_input
+    assert_array_equal(NearestNeighbors(n_neighbors=2).fit(old).kneighbors(Q)[1],
+                       plain.kneighbors(Q)[1])
+
+
+def test_graph_functions_compare_array_metric_params(data):
+    X, _, _ = data
+    VI = np.eye(3) * 2
+    nn = NearestNeighbors(n_neighbors=3, radius=0.5, metric="mahalanobis",
+                          metric_params={"VI": VI}).fit(X)
+    want = NearestNeighbors(n_neighbors=3, metric="mahalanobis",
+                            metric_params={"VI": VI}).fit(X).kneighbors_graph(mode="distance")
+    got = kneighbors_graph(nn, 3, mode="distance", metric="mahalanobis",
+                           metric_params={"VI": VI.copy()})
+    assert_allclose(got.toarray(), want.toarray())
+    radius_neighbors_graph(nn, 0.5, metric="mahalanobis", metric_params={"VI": VI.copy()})
+    with pytest.raises(ValueError, match="while the estimator has"):
+        kneighbors_graph(nn, 3, metric="mahalanobis", metric_params={"VI": VI * 3})

@@ -174,3 +174,14 @@ def test_sparse_input_and_trees_are_refused_as_in_scikit_learn(rng):
     for algorithm in ("kd_tree", "ball_tree"):
         with pytest.raises(ValueError, match="Metric 'nan_euclidean' not valid for algorithm"):
             fastdr.NearestNeighbors(metric="nan_euclidean", algorithm=algorithm).fit(X)
+
+
+@pytest.mark.parametrize("estimator", [fastdr.NearestNeighbors, fastdr.KNeighborsClassifier,
+                                       fastdr.KNeighborsRegressor])
+def test_allow_nan_tag_follows_the_metric(estimator):
+    from sklearn.utils import get_tags
+
+    assert get_tags(estimator(metric="nan_euclidean")).input_tags.allow_nan
+    assert not get_tags(estimator()).input_tags.allow_nan
+    tags = get_tags(estimator(metric="precomputed")).input_tags
+    assert tags.pairwise and tags.sparse

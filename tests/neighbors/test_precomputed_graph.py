@@ -204,3 +204,14 @@ def test_nndescent_refused_and_trees_warn(graphs):
         NearestNeighbors(metric="precomputed", algorithm="nndescent").fit(train)
     with pytest.warns(UserWarning, match="cannot use tree with sparse input"):
         NearestNeighbors(metric="precomputed", algorithm="kd_tree").fit(train)
+
+
+def test_self_entry_stored_twice_names_the_duplicate_and_the_remedy():
+    # CSR keeps duplicates: row 0 stores (0, 0) twice, so X=None cannot drop itself once
+    graph = sp.csr_matrix((np.array([0.0, 0.0, 1.0, 1.0, 0.0, 2.0, 2.0, 0.0]),
+                           np.array([0, 0, 1, 0, 1, 2, 1, 2]),
+                           np.array([0, 3, 6, 8])), shape=(3, 3))
+    nn = NearestNeighbors(n_neighbors=1, metric="precomputed").fit(graph)
+    with pytest.raises(ValueError, match=r"stores the entry \(0, 0\) of point 0 to itself "
+                       r"more than once.*graph\.sum_duplicates\(\)"):
+        nn.kneighbors()

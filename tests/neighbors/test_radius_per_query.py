@@ -94,3 +94,31 @@ def test_bad_radius_refused(grid, radius, error, match):
         nn.radius_neighbors(grid[:5], radius=radius)
     with pytest.raises(error, match=match):
         nn.radius_neighbors_graph(grid[:5], radius=radius)
+
+
+def test_sparse_per_query_radius_tests_the_distances_the_kernel_tested():
+    # manhattan distance 1e-170 squares to 0: the row of radius 0 must still exclude it
+    X = sp.csr_matrix(np.array([[0.0], [1e-170], [1.0]]))
+    nn = NearestNeighbors(metric="manhattan").fit(X)
+    ind = nn.radius_neighbors(radius=np.array([0.0, 10.0, 10.0]))[1]
+    assert [sorted(row) for row in ind] == [[], [0, 2], [0, 1]]
+    one = nn.radius_neighbors(radius=0.0)[1]
+    assert list(one[0]) == list(ind[0])
+
+
+def test_graph_function_takes_one_radius_per_point():
+    from fastdr import radius_neighbors_graph
+
+    X = np.array([[0.0], [1.0], [3.0]])
+    got = radius_neighbors_graph(X, np.array([0.5, 2.0, 2.5]), mode="distance")
+    assert_array_equal(got.toarray(), [[0, 0, 0], [1, 0, 2], [0, 2, 0]])
+    with pytest.raises(ValueError, match="radius has shape"):
+        radius_neighbors_graph(X, np.array([0.5, 2.0]))
+
+
+def test_verbose_log_prints_the_range_of_the_radii_not_the_array(capsys):
+    X = np.arange(5.0)[:, None]
+    NearestNeighbors(verbose=1).fit(X).radius_neighbors(radius=np.linspace(0.5, 2.0, 5))
+    out = capsys.readouterr().out
+    assert "5 radii in [0.5, 2]" in out
+    assert "1.25" not in out

@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
-from fastdr import KNeighborsClassifier, NearestNeighbors
+from fastdr import KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors
 
 
 def sparse_only_dot(x, y):
@@ -84,3 +84,21 @@ def test_bad_sparse_rows_refused_before_the_callable_runs():
     with pytest.raises(ValueError, match="X has 3 features, but NearestNeighbors is "
                                          "expecting 6 features"):
         nn.kneighbors(sp.csr_matrix(np.eye(3)))
+
+
+@pytest.mark.parametrize("estimator", [KNeighborsClassifier, KNeighborsRegressor])
+def test_supervised_fits_take_the_values_nearest_neighbors_takes(estimator):
+    # a callable reads sparse rows at any magnitude: the supervised fits check only y,
+    # as NearestNeighbors checks nothing more (the review of issue 34)
+    X = sp.csr_matrix(np.array([[1e200, 0.0], [0.0, 1.0], [2e200, 1.0]]))
+    y = np.array([0, 1, 1])
+    NearestNeighbors(n_neighbors=1, metric=sparse_manhattan_2).fit(X)
+    model = estimator(n_neighbors=1, metric=sparse_manhattan_2).fit(X, y)
+    assert_array_equal(model.predict(X), y)
+    with pytest.raises(ValueError, match="X has 3, y has 2"):
+        estimator(n_neighbors=1, metric=sparse_manhattan_2).fit(X, y[:2])
+
+
+def sparse_manhattan_2(x, y):
+    assert sp.issparse(x) and sp.issparse(y)
+    return float(abs(x - y).sum())

@@ -427,3 +427,23 @@ def test_sparse_tier_refuses_more_neighbours_than_rows():
 def test_unknown_algorithm_params_are_refused_with_sparse_input_too():
     with pytest.raises(ValueError, match="algorithm_params has unknown key"):
         NearestNeighbors(algorithm_params={"n_tress": 3}).fit(_data())
+
+
+@pytest.mark.parametrize("estimator, metric", [
+    (fastdr.NearestNeighbors, "euclidean"),  # the sparse kernels
+    (fastdr.KNeighborsClassifier, "precomputed"),  # a neighbour graph
+    (fastdr.KNeighborsRegressor, "callable"),  # sparse rows to a callable
+])
+def test_tree_with_sparse_input_warns_once_at_the_callers_line(estimator, metric):
+    import warnings
+
+    X = sp.csr_matrix(np.ones((4, 4)) - np.eye(4))
+    metric = (lambda a, b: float(abs(a - b).sum())) if metric == "callable" else metric
+    model = estimator(n_neighbors=1, algorithm="ball_tree", metric=metric)
+    args = (X,) if estimator is fastdr.NearestNeighbors else (X, [0, 1, 0, 1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(*args)
+    messages = [w for w in caught if "cannot use tree with sparse input" in str(w.message)]
+    assert len(messages) == 1 and messages[0].filename == __file__
+    assert model._fit_method == "brute"

@@ -41,7 +41,9 @@ def reduced_distances(X, Y, kind, p=1.0):
 
     kind "manhattan": sum |x - y|; "chebyshev": max |x - y|; "power": sum |x - y|^p;
     "cosine": 1 - x.y clipped to [0, 2] (on rows normalised by the caller); "braycurtis":
-    sum |x - y| / sum |x + y| (0 for 0/0); "canberra": sum |x - y| / (|x| + |y|) over the
+    sum |x - y| / sum (|x| + |y|) (scikit-learn's neighbours; 0 for 0/0);
+    "scipy_braycurtis": sum |x - y| / sum |x + y| (scipy's and scikit-learn's
+    pairwise_distances; 0 for 0/0); "canberra": sum |x - y| / (|x| + |y|) over the
     features where the denominator is not 0.
     """
     X = np.asarray(X, dtype=np.float64)
@@ -56,8 +58,11 @@ def reduced_distances(X, Y, kind, p=1.0):
         inner = (np.sin((lat_x - lat_y) / 2) ** 2
                  + np.cos(lat_x) * np.cos(lat_y) * np.sin((X[:, None, 1] - Y[None, :, 1]) / 2) ** 2)
         return 2 * np.arcsin(np.sqrt(inner))
-    if kind == "braycurtis":
-        den = np.abs(X[:, None, :] + Y[None, :, :]).sum(-1)
+    if kind in ("braycurtis", "scipy_braycurtis"):
+        if kind == "braycurtis":
+            den = (np.abs(X)[:, None, :] + np.abs(Y)[None, :, :]).sum(-1)
+        else:
+            den = np.abs(X[:, None, :] + Y[None, :, :]).sum(-1)
         num = diff.sum(-1)
         return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
     if kind == "canberra":

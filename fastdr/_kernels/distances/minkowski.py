@@ -10,7 +10,9 @@ reassociating a sum). Every kernel works on *reduced* distances, ``kind`` being 
 * ``MINKOWSKI``: ``sum |q - t|^p`` (the caller takes the ``1/p``-th power);
 * ``COSINE``: ``1 - q.t`` clipped to [0, 2], on rows the caller normalised, by one GEMM per
   tile;
-* ``BRAYCURTIS``: ``sum |q - t| / sum |q + t|`` (0 when the denominator is 0);
+* ``BRAYCURTIS``: ``sum |q - t| / sum (|q| + |t|)`` (scikit-learn's neighbours) and
+  ``SCIPY_BRAYCURTIS``: ``sum |q - t| / sum |q + t|`` (scipy's, and scikit-learn's
+  ``pairwise_distances``'); 0 when the denominator is 0;
 * ``CANBERRA``: ``sum |q - t| / (|q| + |t|)`` over the features where ``|q| + |t| > 0``;
 * ``HAMMING``, the boolean codes ``DICE`` to ``YULE`` and ``HAVERSINE``: one target at a time
   (:func:`pair_value`), with scipy's definitions;
@@ -39,6 +41,7 @@ from ..codes import (
     NAN_EUCLIDEAN,
     ROGERSTANIMOTO,
     RUSSELLRAO,
+    SCIPY_BRAYCURTIS,
     SOKALSNEATH,
 )
 from ..heap import empty_heap, empty_heaps, heap_sort_into, heaps_sort_into
@@ -79,6 +82,18 @@ def minkowski_row(q, t_block, n_valid, kind, p, acc):
                 diff = abs(qf - np.float64(t_block[f, c]))
                 prev = acc[c]
                 acc[c] = diff if diff > prev else prev  # a select: vectorises
+    elif kind == BRAYCURTIS or kind == SCIPY_BRAYCURTIS:
+        for f in range(d):
+            qf = np.float64(q[f])
+            for c in range(n_valid):
+                acc[c] += abs(qf - np.float64(t_block[f, c]))
+        absolute_sum = kind == SCIPY_BRAYCURTIS  # |q + t|; else |q| + |t|
+        for c in range(n_valid):
+            den = 0.0
+            for f in range(d):
+                qf, tf = np.float64(q[f]), np.float64(t_block[f, c])
+                den += abs(qf + tf) if absolute_sum else abs(qf) + abs(tf)
+            acc[c] = acc[c] / den if den > 0.0 else 0.0
     elif kind >= HAMMING:
         for c in range(n_valid):
             acc[c] = pair_value(q, t_block, c, kind)
@@ -89,16 +104,6 @@ def minkowski_row(q, t_block, n_valid, kind, p, acc):
                 tf = np.float64(t_block[f, c])
                 den = abs(qf) + abs(tf)
                 acc[c] += abs(qf - tf) / den if den > 0.0 else 0.0
-    elif kind == BRAYCURTIS:
-        for f in range(d):
-            qf = np.float64(q[f])
-            for c in range(n_valid):
-                acc[c] += abs(qf - np.float64(t_block[f, c]))
-        for c in range(n_valid):
-            den = 0.0
-            for f in range(d):
-                den += abs(np.float64(q[f]) + np.float64(t_block[f, c]))
-            acc[c] = acc[c] / den if den > 0.0 else 0.0
     else:
         for f in range(d):
             qf = np.float64(q[f])
