@@ -90,7 +90,10 @@ WORKLOADS = (
         agreement=agreement.embedding_vs_anchor(1e-6),
         grids={
             "smoke": Grid((1000, 10), (500, 1000), 10, (3, 10), 1000),
-            "quick": Grid((5000, 10), (2500, 5000), 10, (3, 10, 30), 2500),
+            # no scaling curves in the quick profile: below 5,000 points scikit-learn's
+            # stored kernel is faster (0.75x to 0.92x at 2,500), and "auto" never takes the
+            # implicit route where the kernel fits
+            "quick": Grid((5000, 10)),
             "full": Grid((100000, 10), (10000, 30000, 100000), 10, (3, 10, 30), 10000,
                          extra=((10000, 10),)),
         },
