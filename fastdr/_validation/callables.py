@@ -8,9 +8,11 @@ or an array return gets a clear message instead of a numba typing dump or numpy'
 an array element with a sequence") and through :func:`check_values` on the filled block.
 
 An exception raised inside a numba-jitted callable in a parallel loop is not propagated by
-numba: the kernel returns with the entry unwritten. The block is therefore filled with NaN
-first, and :func:`check_values` calls the function again from Python on the first unwritten
-pair, where the exception surfaces with its own message.
+numba: the kernel returns with the entry unwritten (on the TBB layer, where the calling
+thread runs a share of the loop, its exception is left set and the call ends in a
+``SystemError``, which the caller drops). The block is therefore filled with NaN first, and
+:func:`check_values` calls the function again from Python on the first unwritten pair, where
+the exception surfaces with its own message.
 """
 
 import numbers

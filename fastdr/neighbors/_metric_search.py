@@ -51,7 +51,13 @@ def callable_matrix(metric, Q, T):
         probe(func, q_row(0), t_row(0), params, role="metric")
         dense = not (scipy.sparse.issparse(Q) or scipy.sparse.issparse(T))
         if dense and is_jitted(func) and not params:
-            _kernels().pairwise_jitted(Q, T, func, out)
+            try:
+                _kernels().pairwise_jitted(Q, T, func, out)
+            except SystemError:
+                # numba's TBB layer: an exception raised on the calling thread's share of the
+                # loop is left set and CPython reports a SystemError; the unwritten pairs stay
+                # NaN and check_values replays the first, raising the callable's own error
+                pass
         else:
             for i in range(m):
                 x = q_row(i)
