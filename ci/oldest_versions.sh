@@ -23,6 +23,7 @@ numpy==2.0.0
 scipy==1.13.0
 scikit-learn==1.9.0
 pandas==2.2.2
+tbb==2021.6.0
 PINS
 echo "== build: sdist and wheel"
 $PYTHON -m venv "$WORK/build-env"
@@ -62,4 +63,4 @@ PY
     tests/contract/test_import_paths.py tests/contract/test_readme.py \
     tests/contract/test_set_output.py tests/contract/test_source_comments.py \
     tests/runtime/test_blas_vendors.py tests/runtime/test_memory.py \
-    tests/runtime/test_settings.py tests/runtime/test_versions.py
+    tests/runtime/test_settings.py tests/runtime/test_versions.py tests/runtime/test_tbb.py

@@ -1,6 +1,7 @@
 """Distances and neighbours: pairwise distances, exact k-NN, the k-NN classifier, k-d tree."""
 
 import importlib
+import threading
 
 import numpy as np
 
@@ -57,6 +58,39 @@ def _knn(label, algorithm, chain="fit(X).kneighbors()"):
     params = {"n_neighbors": 10, "algorithm": algorithm}
     return estimator(label, path, params if label == "fastdr" else {**params, "n_jobs": -1},
                      chain)
+
+
+def _fitted_one_job(data):
+    from fastdr import NearestNeighbors
+
+    return NearestNeighbors(n_neighbors=10, n_jobs=1).fit(data.X)
+
+
+def _two_calls_in_turn(data, index):
+    return [index.kneighbors() for _ in range(2)]
+
+
+def _two_threads_at_once(data, index):
+    """Two Python threads, each running the one-thread anchor's call once, side by side."""
+    out = [None, None]
+
+    def call(slot):
+        out[slot] = index.kneighbors()
+
+    threads = [threading.Thread(target=call, args=(slot,)) for slot in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return out
+
+
+def _identical_answers(fast, anchor, data):
+    """Share of the threads' answers bit-identical to the sequential ones (the same call)."""
+    same = [all(np.array_equal(x, y) for x, y in zip(f, a, strict=True))
+            for f, a in zip(fast, anchor, strict=True)]
+    value = float(np.mean(same))
+    return agreement.Agreement("bit-identical answers", value, value == 1.0, "ok if all")
 
 
 _KNN_GRIDS = {
@@ -140,6 +174,29 @@ WORKLOADS = (
         targets=(Target(">= 2x faster than sklearn", 50000, 30, "sklearn", 2.0),),
         distance_shape=lambda data: (data.X_query.shape[0], data.m, data.d),
         distance_dtype=_screen_dtype,
+    ),
+    Workload(
+        name="knn_two_threads", area="neighbors",
+        title="two Python threads, each kneighbors() at n_jobs=1 on one fitted index (float32, "
+              "k=10, self excluded), against the same two calls in turn on one thread",
+        data_kind="gauss", dtype="float32",
+        fastdr=Impl("fastdr", _two_threads_at_once,
+                    "NearestNeighbors(n_neighbors=10, n_jobs=1).fit(X); timed: kneighbors() "
+                    "in two threads at once", prepare=_fitted_one_job,
+                    available=fastdr_has("NearestNeighbors")),
+        anchors=(Impl("one thread", _two_calls_in_turn,
+                      "the same fitted index; timed: kneighbors() twice, one after the other",
+                      prepare=_fitted_one_job, available=fastdr_has("NearestNeighbors")),),
+        agreement=_identical_answers,
+        grids={
+            "smoke": Grid((400, 20)),
+            "quick": Grid((10000, 50)),
+            "full": Grid((20000, 50)),
+        },
+        targets=(Target(">= 1.8x the throughput of one thread", 20000, 50, "one thread", 1.8),),
+        notes=("The throughput of two threads over one: on numba's TBB layer launches run side "
+               "by side, on workqueue they take turns behind fastdr's launch lock "
+               "(fastdr/_runtime/threads.py).",),
     ),
     Workload(
         name="knn_kdtree", area="neighbors",

@@ -10,14 +10,15 @@ serialises launches with one process-wide lock *only* until numba reports a thre
 layer (``numba.threading_layer()``, known after the first launch):
 
 * on ``workqueue`` every launch takes the lock. That is a real cost: two Python threads that
-  each call fastdr with ``n_jobs=1`` run one after the other, not side by side.
-  Install TBB (``pip install tbb``) to lift it;
+  each call fastdr with ``n_jobs=1`` run one after the other, not side by side. It is the
+  layer only where TBB is missing: the ``tbb`` wheel is a dependency on Linux x86_64, and
+  :mod:`.tbb` makes its library visible to numba before the first launch;
 * on ``tbb`` and ``omp`` launches run concurrently, without the lock;
 * until the layer is known (before the first launch ends) the lock is taken, so the first
   launches cannot race numba's layer start-up.
 
 Unless the user chose a layer (``NUMBA_THREADING_LAYER``), the first fastdr launch asks numba
-for its ``"forksafe"`` layer set (TBB if installed, else a non-GNU OpenMP, else workqueue), so
+for its ``"forksafe"`` layer set (TBB where installed, else a non-GNU OpenMP, else workqueue), so
 ``multiprocessing`` with ``fork`` works after fastdr has run (the GNU OpenMP layer terminates
 a child forked after a parallel launch).
 
@@ -37,6 +38,7 @@ from contextlib import contextmanager
 import numba
 
 from .blas import launch_blas
+from .tbb import load_wheel_tbb
 
 _LAUNCH_LOCK = threading.RLock()
 #: numba layers that allow concurrent launches from several Python threads
@@ -85,9 +87,12 @@ def effective_n_jobs(n_jobs):
 
 
 def _prefer_fork_safe_layer():
-    """Before the first parallel launch, ask for a fork-safe layer unless the user chose one."""
+    """Before the first parallel launch, ask for a fork-safe layer unless the user chose one,
+    and let numba find the ``tbb`` wheel's library (:mod:`.tbb`)."""
     from .settings import _CONFIG
 
+    if _LAYER_IS_THREAD_SAFE is None:
+        load_wheel_tbb()
     if (numba.config.THREADING_LAYER == "default" and _CONFIG["threading_layer"] is None
             and not os.environ.get("NUMBA_THREADING_LAYER")):
         numba.config.THREADING_LAYER = "forksafe"

@@ -3,6 +3,7 @@
 import os
 import platform
 import sys
+from importlib import metadata
 
 
 def _version(module_name):
@@ -32,6 +33,14 @@ def versions():
         layer = numba.threading_layer()
     except ValueError:  # no parallel launch yet: numba has not chosen
         layer = f"not started yet (requested: {numba.config.THREADING_LAYER})"
+    from . import tbb
+
+    try:
+        tbb_version = metadata.version("tbb")
+    except metadata.PackageNotFoundError:
+        tbb_version = "not installed"
+    if tbb._LOADED:
+        tbb_version += f" (library loaded by fastdr: {tbb._LOADED})"
     cpu, features = host_cpu()
     wide = [f for f in ("avx2", "avx512f", "fma", "neon", "sve")
             if f"+{f}" in features.split(",")]
@@ -48,6 +57,7 @@ def versions():
             "fastdr": fastdr.__version__,
             "numba": numba.__version__,
             "threading layer": layer,
+            "tbb": tbb_version,
             "numba threads": str(numba.config.NUMBA_NUM_THREADS),
             "numba cache": cache,
             "native intrinsics": ", ".join(f"{k}={'yes' if v else 'no'}"
