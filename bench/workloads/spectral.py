@@ -85,6 +85,32 @@ WORKLOADS = (
                "MDS, above that it runs alone.",),
     ),
     Workload(
+        name="classical_mds_landmarks", area="spectral",
+        title="landmark MDS, 2 components, Manhattan distances of X, L = 1,000 landmarks "
+              "(n_landmarks=1000), fit_transform",
+        data_kind="aniso",
+        fastdr=estimator("fastdr", "fastdr.ClassicalMDS",
+                         {"n_components": 2, "metric": "manhattan", "n_landmarks": 1000,
+                          "random_state": 0}),
+        anchors=(estimator("sklearn", "sklearn.manifold.ClassicalMDS",
+                           {"n_components": 2, "metric": "manhattan"}, max_m=10000),),
+        agreement=agreement.embedding_vs_anchor(0.05),
+        grids={
+            "smoke": Grid((1500, 20), (1200, 1500), 20, (10, 20), 1200),
+            "quick": Grid((5000, 20), (2500, 5000), 20, (10, 20, 40), 2500),
+            "full": Grid((10000, 20), (10000, 100000, 1000000), 20, (10, 20, 40), 10000,
+                         extra=((1000000, 20),)),
+        },
+        targets=(Target(">= 20x faster than scikit-learn's exact MDS", 10000, 20, "sklearn",
+                        20.0),
+                 Target("under 1 min (scikit-learn cannot form B)", 1000000, 20,
+                        max_seconds=60.0)),
+        notes=("An approximation of the exact embedding (agreement: Procrustes disparity "
+               "against scikit-learn's exact classical MDS, ok below 0.05; 0.011 measured at "
+               "5,000 x 20 with L = 1,000). Up to m=10,000 it is compared with scikit-learn, "
+               "above that it runs alone.",),
+    ),
+    Workload(
         name="kernel_pca", area="spectral",
         title="kernel PCA, rbf kernel (gamma = 1/d), 2 components, fit_transform",
         data_kind="aniso",

@@ -10,6 +10,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._base import BaseEstimator, TransformerMixin
+from .._config import TRIANGULATION_BLOCK_ENTRIES
 from .._distance.metric import NEIGHBOR_METRICS
 from .._eigen import SOLVERS, check_finite_matrix
 from .._eigen.implicit import choose_storage
@@ -25,10 +26,13 @@ from .._validation.params import (
     Interval,
     StrOptions,
     check_n_components,
+    check_random_state,
     validate_params,
 )
 from ..decomposition._centred import project_centred
 from ..pairwise import pairwise_distances
+from ._isomap_checks import check_embedding_size
+from ._landmarks import LANDMARK_METHODS
 from ._mds_core import (
     DISTANCE_REMEDY,
     embed_from_distances,
@@ -36,6 +40,7 @@ from ._mds_core import (
     fused_mds_product,
     triangulate,
 )
+from ._mds_landmarks import choose_landmarks, fit_landmark_mds
 from ._mds_linear import embed_euclidean, euclidean_route_applies
 
 METRICS = NEIGHBOR_METRICS
@@ -83,7 +88,20 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         per product, so slower), and needs an int ``n_components`` and an iterative
         ``eigen_solver`` ("auto" then picks ARPACK up to 2,000 samples, else the randomized
         solver). "auto" stores them when they fit the memory budget and goes implicit
-        otherwise. Both give the same embedding to round-off.
+        otherwise. Both give the same embedding to round-off. Not used with
+        ``n_landmarks``.
+    n_landmarks : int or None, default=None
+        A fastdr extra: landmark MDS (de Silva and Tenenbaum) with this many landmarks.
+        Classical MDS of the L x L distances between the landmarks, then every point placed
+        by triangulation from its distances to the landmarks: time O(m L d), memory
+        O(L^2 + block L) (the m x L distances are never held whole), any metric and
+        ``"precomputed"``. An approximation of the exact embedding, exact when the
+        distances are Euclidean in at most ``n_components`` dimensions (or L = m); for
+        Euclidean distances the default route is exact and faster. None: exact MDS.
+    landmark_method : {"random", "maxmin"}, default="random"
+        A fastdr extra, with ``n_landmarks``: ``"random"`` draws distinct points with
+        ``random_state``; ``"maxmin"`` draws the first, then takes each time the point
+        farthest from those chosen (better spread, L passes over the data).
 
     Attributes
     ----------
@@ -100,6 +118,10 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         The distances that were embedded. fastdr does not keep a second m x m array: with
         ``metric="precomputed"`` this is the matrix passed to ``fit``; otherwise it is
         recomputed from the training points on each access.
+    landmarks_ : ndarray of int64, shape (n_landmarks,)
+        With ``n_landmarks``: the landmarks' rows in X (in index order for ``"random"``,
+        in the order chosen for ``"maxmin"``). ``eigenvalues_`` are then those of the
+        landmark block, and ``transform`` needs only the distances to the landmarks.
 
     Notes
     -----
@@ -124,11 +146,13 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         "n_jobs": N_JOBS,
         "verbose": VERBOSE,
         "distance_storage": [StrOptions({"auto", "stored", "implicit"})],
+        "n_landmarks": [Interval(Integral, 1, None, closed="left"), None],
+        "landmark_method": [StrOptions(set(LANDMARK_METHODS))],
     }
 
     def __init__(self, n_components=2, *, metric="euclidean", metric_params=None,
                  eigen_solver="auto", random_state=None, n_jobs=None, verbose=0,
-                 distance_storage="auto"):
+                 distance_storage="auto", n_landmarks=None, landmark_method="random"):
         self.n_components = n_components
         self.metric = metric
         self.metric_params = metric_params
@@ -137,6 +161,8 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.distance_storage = distance_storage
+        self.n_landmarks = n_landmarks
+        self.landmark_method = landmark_method
 
     def fit(self, X, y=None):
         """Embed the training samples (or the precomputed distance matrix).
@@ -153,15 +179,24 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         validate_params(self)
         record_feature_names(self, X)
         log = StageLog(type(self).__name__, self.verbose)
-        for stale in ("_centre", "_fit_X", "_fit_D", "_mean", "_axes"):
+        for stale in ("_centre", "_fit_X", "_fit_D", "_mean", "_axes", "landmarks_"):
             self.__dict__.pop(stale, None)
+        if self.n_landmarks is not None and self.distance_storage != "auto":
+            raise ValueError(
+                f"distance_storage={self.distance_storage!r} applies to exact MDS; with "
+                f"n_landmarks={self.n_landmarks} no m x m distances are formed. Leave "
+                "distance_storage='auto', or set n_landmarks=None for exact MDS.")
+        if self.n_landmarks is not None:
+            return self._fit_landmarks(X, log)
         if self.metric == "precomputed":
             D0 = check_precomputed_square(X, "The precomputed distance matrix",
                                           negative_ok=False, n_jobs=self.n_jobs)
             m = D0.shape[0]
             n_components = self._check_n_components(m)
             check_dense_allocation((m, m), D0.dtype, what=f"The {m} x {m} working copy of D",
-                                   alternative="Pass float32 distances or fewer samples.")
+                                   alternative="Pass n_landmarks=L (landmark MDS reads only "
+                                               "the landmark columns), float32 distances or "
+                                               "fewer samples.")
             D = np.array(D0, order="C", copy=True)
             self._fit_D = D0
             log.done("copy of the distances")
@@ -179,7 +214,9 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             if choose_storage(self.distance_storage, m, X.dtype, n_components=n_components,
                               eigen_solver=self.eigen_solver, parameter="distance_storage",
                               what=f"The {m} x {m} distance matrix",
-                              alternatives="float32 input or fewer samples.") == "implicit":
+                              alternatives="n_landmarks=L (landmark MDS: O(m L d) time, "
+                                           "no m x m array), float32 input or fewer "
+                                           "samples.") == "implicit":
                 return self._fit_implicit(X, n_components, log)
             D = self._distances(X, None)
             log.done(f"distances ({D.shape[0]} x {D.shape[0]})")
@@ -220,6 +257,47 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.embedding_ = np.ascontiguousarray(embedding, dtype=X.dtype)
         self.eigenvalues_ = values.astype(X.dtype)
         self.n_components_ = int(values.shape[0])
+        self._vectors = vectors
+        self._sq_means = sq_means
+        log.total()
+        return self
+
+    def _fit_landmarks(self, X, log):
+        """Landmark MDS (see ``n_landmarks``): the L x L block, then row blocks of m x L."""
+        if self.metric == "precomputed":
+            D0 = check_precomputed_square(X, "The precomputed distance matrix",
+                                          negative_ok=False, n_jobs=self.n_jobs)
+            self._fit_D = D0
+            self.n_features_in_ = m = D0.shape[0]
+            dtype = D0.dtype
+
+            def distances(rows, cols):
+                return D0[rows][:, cols]
+        else:
+            X = check_array(X, min_samples=2, copy=True)
+            self._centre = check_distance_magnitude(X)
+            self._fit_X = X
+            self.n_features_in_ = X.shape[1]
+            m, dtype = X.shape[0], X.dtype
+
+            def distances(rows, cols):
+                return self._distances(X[rows], X[cols])
+        n_components = self._check_n_components(m)
+        check_embedding_size(n_components if isinstance(n_components, Integral) else 1, m,
+                             self.n_landmarks)
+        rng = check_random_state(self.random_state)
+        landmarks = choose_landmarks(lambda j: distances([j], slice(None))[0], m,
+                                     self.n_landmarks, self.landmark_method, rng)
+        log.done(f"landmarks ({self.landmark_method}, L={self.n_landmarks})")
+        embedding, values, vectors, sq_means = fit_landmark_mds(
+            lambda rows: distances(rows, landmarks), m, landmarks, n_components, dtype=dtype,
+            eigen_solver=self.eigen_solver, random_state=rng, n_jobs=self.n_jobs)
+        log.done(f"landmark block ({self.n_landmarks} x {self.n_landmarks}), eigensolver "
+                 f"and triangulation of {m} points")
+        self.embedding_ = embedding
+        self.eigenvalues_ = values.astype(dtype)
+        self.n_components_ = int(values.shape[0])
+        self.landmarks_ = landmarks
         self._vectors = vectors
         self._sq_means = sq_means
         log.total()
@@ -292,18 +370,38 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
                     f"The precomputed distances have a negative entry ({dist.min():.3g}); "
                     "distances must be >= 0."
                 )
-            sq_dists = np.square(dist, dtype=np.float64)
-            dtype = dist.dtype
+            if self.__dict__.get("landmarks_") is not None:
+                dist = dist[:, self.landmarks_]
+            dtype, n_new = dist.dtype, dist.shape[0]
+
+            def distances(start, stop):
+                return dist[start:stop]
         else:
             X_valid = check_query(self, X, "transform")
             X_valid = X_valid.astype(self._fit_X.dtype, copy=False)
             check_distance_magnitude(X_valid, centre=self._centre)
             if getattr(self, "_axes", None) is not None:  # the Euclidean (PCA) route
                 return project_centred(X_valid, self._mean, self._axes.T)
-            sq_dists = np.square(self._distances(X_valid, self._fit_X), dtype=np.float64)
-            dtype = X_valid.dtype
-        check_finite_matrix(sq_dists, "The matrix of squared distances to the training points",
-                            DISTANCE_REMEDY)
-        Z = triangulate(sq_dists, self._sq_means, self._vectors.astype(np.float64),
-                        self.eigenvalues_.astype(np.float64))
-        return Z.astype(dtype)
+            train = (self._fit_X if self.__dict__.get("landmarks_") is None
+                     else self._fit_X[self.landmarks_])
+            dtype, n_new = X_valid.dtype, X_valid.shape[0]
+
+            def distances(start, stop):
+                return self._distances(X_valid[start:stop], train)
+        return self._triangulate_blocks(distances, n_new, dtype)
+
+    def _triangulate_blocks(self, distances, n_new, dtype):
+        """Triangulate ``n_new`` points, ``distances(start, stop)`` giving a row block of their
+        distances to the training points (or landmarks): no (n_new, m) array in float64."""
+        vectors = self._vectors.astype(np.float64)
+        values = self.eigenvalues_.astype(np.float64)
+        n_cols = vectors.shape[0]
+        # at least 256 rows a block: each block re-reads the training points once
+        step = max(256, TRIANGULATION_BLOCK_ENTRIES // max(1, n_cols))
+        Z = np.empty((n_new, vectors.shape[1]), dtype=dtype)
+        for start in range(0, n_new, step):
+            sq_dists = np.square(distances(start, start + step), dtype=np.float64)
+            check_finite_matrix(sq_dists, "The matrix of squared distances to the training "
+                                "points", DISTANCE_REMEDY)
+            Z[start:start + step] = triangulate(sq_dists, self._sq_means, vectors, values)
+        return Z
