@@ -16,6 +16,7 @@ with ``pip install fastdr[dask]`` (``dask[array]`` and ``distributed``).
 from ._decomposition import PCA
 from ._discriminant import LinearDiscriminantAnalysis
 from ._isomap import Isomap
+from ._mds import ClassicalMDS
 from ._nca import NeighborhoodComponentsAnalysis
 from ._neighbors import (
     KNeighborsClassifier,
@@ -25,6 +26,7 @@ from ._neighbors import (
 )
 
 __all__ = [
+    "ClassicalMDS",
     "Isomap",
     "KNeighborsClassifier",
     "KNeighborsRegressor",

@@ -25,8 +25,9 @@ def task_n_jobs(n_jobs):
     n_jobs : int or None
         The estimator's ``n_jobs``; None means this worker's share of cores (the number of
         threads the worker was started with). Outside a ``distributed`` worker None means
-        every core (parallel launches are serialised by fastdr's launch lock, so concurrent
-        tasks of the threaded scheduler do not oversubscribe).
+        every core: concurrent tasks of the threaded scheduler do not oversubscribe, because
+        on numba's TBB layer their launches share TBB's one pool of worker threads, and on
+        workqueue they take turns behind fastdr's launch lock.
 
     Returns
     -------

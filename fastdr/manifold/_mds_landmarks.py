@@ -77,29 +77,56 @@ def fit_landmark_mds(to_landmarks, m, landmarks, n_components, *, dtype, eigen_s
         Mean squared distance of each landmark to the others (``mu``).
     """
     n_landmarks = landmarks.shape[0]
+    block = np.asarray(to_landmarks(landmarks), dtype=np.float64)
+    values, vectors, sq_means = solve_landmark_block(
+        block, n_components, eigen_solver=eigen_solver, random_state=random_state,
+        n_jobs=n_jobs)
+    embedding = np.empty((m, vectors.shape[1]), dtype=dtype)
+    step = max(1, TRIANGULATION_BLOCK_ENTRIES // n_landmarks)
+    for r0 in range(0, m, step):
+        embedding[r0:r0 + step] = place(to_landmarks(slice(r0, min(m, r0 + step))),
+                                        sq_means, vectors, values)
+    vectors = sign_columns(embedding, vectors)
+    return embedding, values, vectors, sq_means
+
+
+def solve_landmark_block(block, n_components, *, eigen_solver, random_state, n_jobs):
+    """Classical MDS of the (L, L) landmark distances (symmetrised here; overwritten).
+
+    Returns
+    -------
+    values : ndarray of shape (k,), float64
+    vectors : ndarray of shape (L, k), float64
+    sq_means : ndarray of shape (L,), float64
+    """
+    n_landmarks = block.shape[0]
     check_dense_allocation((n_landmarks, n_landmarks), np.float64,
                            what=f"The {n_landmarks} x {n_landmarks} landmark distance block",
                            alternative="Use fewer landmarks (n_landmarks).")
-    block = np.asarray(to_landmarks(landmarks), dtype=np.float64)
     block = 0.5 * (block + block.T)  # the two orders of a pair may differ in the last bit
     np.fill_diagonal(block, 0.0)
     check_finite_matrix(block * block, "The squared landmark distances", DISTANCE_REMEDY)
     _, values, vectors, sq_means = embed_from_distances(
         block, n_components, eigen_solver=eigen_solver, random_state=random_state,
         n_jobs=n_jobs, what="The double-centred landmark distance matrix", overwrite=True)
-    vectors = np.asarray(vectors, dtype=np.float64)
-    values = np.asarray(values, dtype=np.float64)
-    embedding = np.empty((m, vectors.shape[1]), dtype=dtype)
-    step = max(1, TRIANGULATION_BLOCK_ENTRIES // n_landmarks)
-    for r0 in range(0, m, step):
-        rows = np.asarray(to_landmarks(slice(r0, min(m, r0 + step))), dtype=np.float64)
-        sq = rows * rows
-        check_finite_matrix(sq, "The squared distances to the landmarks", DISTANCE_REMEDY)
-        embedding[r0:r0 + step] = triangulate(sq, sq_means, vectors, values)
-    # the exact route's convention: each column's largest-magnitude entry is positive
-    if embedding.shape[0]:
-        peak = np.abs(embedding).argmax(axis=0)
-        signs = np.where(embedding[peak, np.arange(embedding.shape[1])] < 0, -1.0, 1.0)
-        embedding *= signs.astype(dtype)
-        vectors = vectors * signs
-    return embedding, values, vectors, sq_means
+    return (np.asarray(values, dtype=np.float64), np.asarray(vectors, dtype=np.float64),
+            sq_means)
+
+
+def place(distances, sq_means, vectors, values):
+    """Triangulate a row block from its (rows, L) distances to the landmarks (float64)."""
+    rows = np.asarray(distances, dtype=np.float64)
+    sq = rows * rows
+    check_finite_matrix(sq, "The squared distances to the landmarks", DISTANCE_REMEDY)
+    return triangulate(sq, sq_means, vectors, values)
+
+
+def sign_columns(embedding, vectors):
+    """Flip columns in place so each one's largest-magnitude entry is positive (the exact
+    route's convention); return ``vectors`` flipped alike, so triangulation agrees."""
+    if not embedding.shape[0]:
+        return vectors
+    peak = np.abs(embedding).argmax(axis=0)
+    signs = np.where(embedding[peak, np.arange(embedding.shape[1])] < 0, -1.0, 1.0)
+    embedding *= signs.astype(embedding.dtype)
+    return vectors * signs

@@ -43,7 +43,7 @@ PUBLIC = {
                                "SCML", "SCML_Supervised", "SDML", "SDML_Supervised"],
     "fastdr.exceptions": EXCEPTIONS,
     "fastdr.pairwise": ["pairwise_distances"],
-    "fastdr.dask": ["Isomap", "KNeighborsClassifier", "KNeighborsRegressor",
+    "fastdr.dask": ["ClassicalMDS", "Isomap", "KNeighborsClassifier", "KNeighborsRegressor",
                     "LinearDiscriminantAnalysis", "NearestNeighbors",
                     "NeighborhoodComponentsAnalysis", "PCA", "kneighbors_graph"],
 }
