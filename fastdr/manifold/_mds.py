@@ -286,7 +286,9 @@ class ClassicalMDS(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         check_embedding_size(n_components if isinstance(n_components, Integral) else 1, m,
                              self.n_landmarks)
         rng = check_random_state(self.random_state)
-        landmarks = choose_landmarks(lambda j: distances([j], slice(None))[0], m,
+        # X against the one row (not the row against X): the kernels' blocks run over the
+        # first argument's rows, and a one-row second argument costs nothing to pack
+        landmarks = choose_landmarks(lambda j: distances(slice(None), [j])[:, 0], m,
                                      self.n_landmarks, self.landmark_method, rng)
         log.done(f"landmarks ({self.landmark_method}, L={self.n_landmarks})")
         embedding, values, vectors, sq_means = fit_landmark_mds(
