@@ -37,6 +37,7 @@ def fresh(monkeypatch):
     return loaded
 
 
+@pytest.mark.jit_only  # a launch starts numba's layer; interpreted kernels launch nothing
 @needs_wheel
 def test_a_fresh_process_launches_on_tbb():
     # the first launch goes through parallel_section, as every fastdr launch does
@@ -60,6 +61,7 @@ def test_a_fresh_process_launches_on_tbb():
     assert lock_needed == "False"
 
 
+@pytest.mark.jit_only  # until a launch names the layer, the lock is taken
 @needs_wheel
 def test_kneighbors_in_another_thread_does_not_wait_for_the_launch_lock():
     # the main thread holds the lock workqueue launches would wait for; on TBB the other
